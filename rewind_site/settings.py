@@ -1,0 +1,132 @@
+"""Rewind settings. Everything a deployment changes comes from the environment (DESIGN.md,
+Configuration); nothing here needs editing to move from SQLite to PostgreSQL."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from rewind_site.env import env_bool, env_float, env_pairs, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# A random per-process key is fine for the local default (sessions do not survive a restart);
+# a real deployment sets SECRET_KEY.
+SECRET_KEY = env_str("SECRET_KEY") or secrets.token_urlsafe(50)
+DEBUG = env_bool("DEBUG", False)
+ALLOWED_HOSTS = [h for h in env_str("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "runs",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "rewind_site.urls"
+WSGI_APPLICATION = "rewind_site.wsgi.application"
+ASGI_APPLICATION = "rewind_site.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def _database(url: str) -> dict:
+    if not url:
+        url = f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
+    try:
+        config = dj_database_url.parse(url, conn_max_age=0)
+    except (ValueError, KeyError) as exc:
+        raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from None
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        # Settings that hold under concurrent writers (DESIGN.md, Execution): WAL so readers
+        # never block the writer, IMMEDIATE so a write transaction takes the lock up front
+        # instead of failing on upgrade, and a busy timeout instead of "database is locked".
+        config["OPTIONS"] = {
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 30,
+        }
+        # Tests of concurrency need a file database: the in-memory default never locks.
+        config["TEST"] = {"NAME": str(BASE_DIR / "var" / "test-db.sqlite3")}
+    return config
+
+
+DATABASES = {"default": _database(env_str("DATABASE_URL"))}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/runs/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "var" / "static"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "rewind": {"handlers": ["console"], "level": env_str("REWIND_LOG_LEVEL", "WARNING")},
+    },
+}
+
+# --- Rewind -------------------------------------------------------------------------------
+
+# Pipelines by name → dotted path of a ``runs.engine.pipeline.Pipeline``. The demo is registered
+# exactly like a user's own app; REWIND_PIPELINES adds more without editing this file.
+REWIND_PIPELINES = {
+    "research": "runs.pipelines.research.pipeline",
+    **env_pairs("REWIND_PIPELINES"),
+}
+REWIND_DEFAULT_PIPELINE = env_str("REWIND_DEFAULT_PIPELINE", "research")
+REWIND_ARTIFACT_DIR = Path(env_str("REWIND_ARTIFACT_DIR") or BASE_DIR / "artifacts")
+REWIND_DATA_DIR = Path(env_str("REWIND_DATA_DIR") or BASE_DIR / "data")
+
+# Provider endpoint. Unset base URL → the embedded offline simulator.
+REWIND_LLM_PRESET = env_str("REWIND_LLM_PRESET")
+REWIND_LLM_BASE_URL = env_str("REWIND_LLM_BASE_URL")
+REWIND_LLM_MODEL = env_str("REWIND_LLM_MODEL")
+REWIND_LLM_TEMPERATURE = env_float("REWIND_LLM_TEMPERATURE", 0.0, minimum=0.0, maximum=2.0)
+REWIND_LLM_TIMEOUT = env_float("REWIND_LLM_TIMEOUT", 60.0, minimum=0.1, maximum=3600.0)
+# The key is read from the environment when a call is made and never stored in settings
+# that could be dumped; see runs.engine.providers.config.
+REWIND_OVERRIDE_MAX_BYTES = int(env_float("REWIND_OVERRIDE_MAX_BYTES", 65536, minimum=16, maximum=10_000_000))

@@ -1,0 +1,208 @@
+"""Rewind's data model (DESIGN.md, Data model).
+
+Numbers that describe *how* a step ran (latency, tokens, cost) live on ``Node``; what a step
+*produced* lives in Burr state (``BurrState``) and, hashed, on ``Node.output_sha256``.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Run(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        COMPLETED = "completed"
+        FAILED = "failed"
+        INTERRUPTED = "interrupted"
+
+    class Mode(models.TextChoices):
+        CACHE = "cache"
+        LIVE = "live"
+
+    pipeline = models.CharField(max_length=100)
+    inputs = models.JSONField(default=dict)
+    # Model, temperature, preset and base URL at the time the run was created; never the key.
+    provider = models.JSONField(default=dict)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
+    error = models.TextField(blank=True)
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="forks"
+    )
+    root = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="descendants"
+    )
+    fork_node = models.CharField(max_length=100, blank=True)
+    fork_sequence_id = models.IntegerField(null=True, blank=True)
+    # {"node", "field", "value"} or None for an unchanged replay / a fresh run.
+    override = models.JSONField(null=True, blank=True)
+    mode = models.CharField(max_length=5, choices=Mode.choices, default=Mode.CACHE)
+    artifact_path = models.CharField(max_length=500, blank=True)
+    artifact_sha256 = models.CharField(max_length=64, blank=True)
+    trajectory_sha256 = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Written by the executing process while it works; a stale heartbeat on a running run
+    # means its worker died (see runs.engine.runner.mark_interrupted_runs).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["status"]),
+            models.Index(fields=["pipeline", "-created_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} ({self.pipeline}, {self.status})"
+
+    @property
+    def is_fork(self) -> bool:
+        return self.parent_id is not None
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in {self.Status.COMPLETED, self.Status.FAILED, self.Status.INTERRUPTED}
+
+
+class Node(models.Model):
+    class Kind(models.TextChoices):
+        LLM = "llm"
+        TOOL = "tool"
+
+    class Status(models.TextChoices):
+        COMPLETED = "completed"
+        FAILED = "failed"
+
+    class CacheSource(models.TextChoices):
+        LIVE = "live"
+        CACHE = "cache"
+        TOOL_CACHE = "tool-cache"
+        OVERRIDE = "override"
+        RENDER_CACHE = "render-cache"
+        INHERITED = "inherited"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="nodes")
+    sequence_id = models.IntegerField()
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=4, choices=Kind.choices)
+    status = models.CharField(max_length=10, choices=Status.choices)
+    inputs = models.JSONField(default=dict)
+    output = models.JSONField(null=True, blank=True)
+    output_sha256 = models.CharField(max_length=64, blank=True)
+    prompt = models.JSONField(null=True, blank=True)  # the exact messages sent (llm nodes)
+    model_requested = models.CharField(max_length=200, blank=True)
+    model_answered = models.CharField(max_length=200, blank=True)
+    temperature = models.FloatField(null=True, blank=True)
+    latency_ms = models.FloatField(default=0)
+    prompt_tokens = models.IntegerField(default=0)
+    completion_tokens = models.IntegerField(default=0)
+    total_tokens = models.IntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    cache_source = models.CharField(max_length=12, choices=CacheSource.choices)
+    cache_key = models.CharField(max_length=64, blank=True)
+    # Why a cache lookup missed: the nearest entry and the component that differed.
+    cache_note = models.CharField(max_length=300, blank=True)
+    src_run = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="+")
+    src_sequence_id = models.IntegerField()
+    error = models.TextField(blank=True)
+    raw_output = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run_id", "sequence_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "sequence_id"], name="node_unique_step"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name}#{self.sequence_id} of run {self.run_id}"
+
+    @property
+    def model_substituted(self) -> bool:
+        return bool(self.model_answered) and self.model_answered != self.model_requested
+
+
+class Edge(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="edges")
+    sequence_id = models.IntegerField()  # the step the transition led to
+    from_node = models.CharField(max_length=100)
+    to_node = models.CharField(max_length=100)
+    condition = models.CharField(max_length=200, default="default")
+
+    class Meta:
+        ordering = ["run_id", "sequence_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "sequence_id"], name="edge_unique_step"),
+        ]
+
+
+class CacheEntry(models.Model):
+    key = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+    hit_count = models.PositiveIntegerField(default=0)
+    last_hit_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class LLMCacheEntry(CacheEntry):
+    # The same call made twice in one run is stored per occurrence (DESIGN.md, cache key).
+    occurrence = models.PositiveIntegerField(default=0)
+    node_name = models.CharField(max_length=100, db_index=True)
+    model_requested = models.CharField(max_length=200)
+    model_answered = models.CharField(max_length=200, blank=True)
+    # The key's components (messages, model, …) so a miss can name what differed.
+    request = models.JSONField()
+    response = models.JSONField()  # {"content": ...} — the text the model answered
+    usage = models.JSONField(default=dict)
+
+    class Meta:
+        verbose_name = "LLM cache entry"
+        verbose_name_plural = "LLM cache entries"
+        constraints = [
+            models.UniqueConstraint(fields=["key", "occurrence"], name="llm_cache_unique_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key[:12]}…#{self.occurrence}"
+
+
+class ToolCacheEntry(CacheEntry):
+    tool = models.CharField(max_length=100, db_index=True)
+    tool_version = models.CharField(max_length=50)
+    args = models.JSONField()
+    result = models.JSONField()
+
+    class Meta:
+        verbose_name = "tool cache entry"
+        verbose_name_plural = "tool cache entries"
+        constraints = [models.UniqueConstraint(fields=["key"], name="tool_cache_unique_key")]
+
+    def __str__(self) -> str:
+        return f"{self.tool} {self.key[:12]}…"
+
+
+class BurrState(models.Model):
+    """Burr's persister table, written through the ORM by ``DjangoPersister``."""
+
+    partition_key = models.CharField(max_length=100, default="")
+    app_id = models.CharField(max_length=100)
+    sequence_id = models.IntegerField()
+    position = models.CharField(max_length=100)
+    status = models.CharField(max_length=10)
+    state = models.TextField()  # canonical JSON of Burr's serialised state
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "Burr state row"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["partition_key", "app_id", "sequence_id", "position"],
+                name="burr_state_unique_row",
+            ),
+        ]
+        indexes = [models.Index(fields=["partition_key", "app_id", "-sequence_id"])]
