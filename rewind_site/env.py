@@ -59,6 +59,8 @@ def env_pairs(name: str) -> dict[str, str]:
     for item in filter(None, (part.strip() for part in raw.split(","))):
         key, sep, value = item.partition("=")
         if not sep or not key.strip() or not value.strip():
-            raise ImproperlyConfigured(f"{name} entries must look like name=dotted.path, got {item!r}")
+            raise ImproperlyConfigured(
+                f"{name} entries must look like name=dotted.path, got {item!r}"
+            )
         pairs[key.strip()] = value.strip()
     return pairs

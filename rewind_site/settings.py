@@ -3,7 +3,9 @@ Configuration); nothing here needs editing to move from SQLite to PostgreSQL."""
 
 from __future__ import annotations
 
+import os
 import secrets
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -77,8 +79,12 @@ def _database(url: str) -> dict:
             "transaction_mode": "IMMEDIATE",
             "timeout": 30,
         }
-        # Tests of concurrency need a file database: the in-memory default never locks.
-        config["TEST"] = {"NAME": str(BASE_DIR / "var" / "test-db.sqlite3")}
+        # Tests use a file database (the in-memory default never exercises locking), one per
+        # test process in the temp directory so two suites never share or clobber one.
+        config["TEST"] = {
+            "NAME": env_str("REWIND_TEST_DB")
+            or os.path.join(tempfile.gettempdir(), f"rewind-test-{os.getpid()}.sqlite3")
+        }
     return config
 
 
@@ -129,4 +135,6 @@ REWIND_LLM_TEMPERATURE = env_float("REWIND_LLM_TEMPERATURE", 0.0, minimum=0.0, m
 REWIND_LLM_TIMEOUT = env_float("REWIND_LLM_TIMEOUT", 60.0, minimum=0.1, maximum=3600.0)
 # The key is read from the environment when a call is made and never stored in settings
 # that could be dumped; see runs.engine.providers.config.
-REWIND_OVERRIDE_MAX_BYTES = int(env_float("REWIND_OVERRIDE_MAX_BYTES", 65536, minimum=16, maximum=10_000_000))
+REWIND_OVERRIDE_MAX_BYTES = int(
+    env_float("REWIND_OVERRIDE_MAX_BYTES", 65536, minimum=16, maximum=10_000_000)
+)

@@ -138,6 +138,9 @@ class Edge(models.Model):
             models.UniqueConstraint(fields=["run", "sequence_id"], name="edge_unique_step"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.from_node} → {self.to_node} ({self.condition})"
+
 
 class CacheEntry(models.Model):
     key = models.CharField(max_length=64)
@@ -206,3 +209,6 @@ class BurrState(models.Model):
             ),
         ]
         indexes = [models.Index(fields=["partition_key", "app_id", "-sequence_id"])]
+
+    def __str__(self) -> str:
+        return f"app {self.app_id} step {self.sequence_id} ({self.position}, {self.status})"

@@ -1,0 +1,280 @@
+"""Burr actions that run a pipeline's nodes with caching, overrides and telemetry.
+
+Telemetry (latency, tokens, cost, cache source) never enters Burr state — rule 1: if it did,
+the next prompt would embed a wall-clock number and nothing would ever hit the cache. It
+travels in the action's result as ``{"telemetry": StepRecord}`` and ``StepRecorder`` writes it
+to the Node row. The fork's override reaches the node through ``RunContext`` — rule 3 — so
+an unchanged replay's state is byte-identical to its parent's.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from burr.core import State
+from burr.core.action import SingleStepAction
+
+from runs.engine import cache
+from runs.engine.cache_keys import llm_cache_key, tool_cache_key
+from runs.engine.errors import NodeFailure
+from runs.engine.hashing import content_sha256, semantic_state, sha256_bytes
+from runs.engine.overrides import Override
+from runs.engine.pipeline import LLMNode, NodeSpec, Pipeline, ToolNode
+from runs.engine.pricing import cost_usd
+from runs.engine.providers.client import ChatClient, ChatRequest, ProviderError, redact
+from runs.engine.providers.config import ProviderConfig, api_key, make_client
+
+
+@dataclass
+class StepRecord:
+    """Everything a step reports about how it ran; becomes one Node row."""
+
+    kind: str
+    inputs: dict[str, Any] = field(default_factory=dict)
+    output: Any = None
+    output_sha256: str = ""
+    prompt: list[dict] | None = None
+    model_requested: str = ""
+    model_answered: str = ""
+    temperature: float | None = None
+    latency_ms: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    cost_usd: Decimal = Decimal(0)
+    cache_source: str = "live"
+    cache_key: str = ""
+    cache_note: str = ""
+    raw_output: str = ""
+
+    def node_fields(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+@dataclass
+class RunContext:
+    """What a run's actions need besides state. Built per execution, never persisted."""
+
+    run_id: int
+    pipeline: Pipeline
+    override: Override | None
+    live: bool
+    model: str
+    temperature: float
+    provider: ProviderConfig
+    artifact_dir: Path
+    data_dir: Path
+    occurrences: Counter = field(default_factory=Counter)
+    current: StepRecord | None = None
+    previous_node: str | None = None
+    artifact: tuple[str, str] | None = None  # (path, sha256) written by the artifact node
+    on_step: Callable[[Any], None] | None = None
+    _client: ChatClient | None = None
+
+    def client(self) -> ChatClient:
+        # Made on the first cache miss only: a fully cached run never touches the provider.
+        if self._client is None:
+            self._client = make_client(self.provider)
+        return self._client
+
+    def override_for(self, node: str) -> Override | None:
+        return self.override if self.override and self.override.node == node else None
+
+
+class NodeAction(SingleStepAction):
+    def __init__(self, spec: NodeSpec, ctx: RunContext) -> None:
+        super().__init__()
+        self.spec = spec
+        self.ctx = ctx
+
+    @property
+    def reads(self) -> list[str]:
+        return list(self.spec.reads)
+
+    @property
+    def writes(self) -> list[str]:
+        return [self.spec.name]
+
+    def run_and_update(self, state: State, **run_kwargs: Any) -> tuple[dict, State]:
+        semantic = semantic_state(state.get_all())
+        view = {key: semantic[key] for key in self.spec.reads if key in semantic}
+        record = StepRecord(kind=self.spec.kind)
+        self.ctx.current = record
+        started = time.perf_counter()
+        try:
+            if isinstance(self.spec, LLMNode):
+                output = run_llm(self.spec, view, self.ctx, record)
+            else:
+                output = run_tool(self.spec, view, self.ctx, record)
+        finally:
+            record.latency_ms = round((time.perf_counter() - started) * 1000, 3)
+        record.output = output
+        record.output_sha256 = content_sha256(output)
+        return {"telemetry": record}, state.update(**{self.spec.name: output})
+
+
+def run_llm(spec: LLMNode, view: dict, ctx: RunContext, record: StepRecord) -> Any:
+    override = ctx.override_for(spec.name)
+    messages = [
+        {"role": "system", "content": spec.system},
+        {"role": "user", "content": spec.prompt(view)},
+    ]
+    model, temperature = ctx.model, ctx.temperature
+    if override and override.field == "prompt":
+        messages[1]["content"] = override.value
+    elif override and override.field == "model":
+        model = override.value
+    elif override and override.field == "temperature":
+        temperature = float(override.value)
+    record.inputs = dict(view)
+    record.prompt = messages
+    record.model_requested = model
+    record.temperature = temperature
+    if override and override.field == "output":
+        record.cache_source = "override"
+        return override.value
+
+    request = {
+        "model": model,
+        "temperature": temperature,
+        "messages": messages,
+        "response_format": spec.response_format,
+        "max_tokens": spec.max_tokens,
+        "tool_result": view.get(spec.embeds) if spec.embeds else None,
+        "code_version": f"{spec.name}@{spec.version}",
+    }
+    key = llm_cache_key(request)
+    occurrence = ctx.occurrences[key]
+    ctx.occurrences[key] += 1
+    record.cache_key = key
+    if ctx.live:
+        return _call_llm(spec, request, occurrence, ctx, record)
+    with cache.single_flight(f"{key}#{occurrence}"):
+        entry = cache.get_llm(key, occurrence)
+        if entry is not None:
+            record.cache_source = "cache"
+            record.model_answered = entry.model_answered
+            record.raw_output = ""
+            return _parse(spec, entry.response.get("content", ""), record)
+        record.cache_note = cache.explain_llm(spec.name, request)
+        return _call_llm(spec, request, occurrence, ctx, record)
+
+
+def _call_llm(
+    spec: LLMNode, request: dict, occurrence: int, ctx: RunContext, record: StepRecord
+) -> Any:
+    chat = ChatRequest(
+        model=request["model"],
+        messages=request["messages"],
+        temperature=request["temperature"],
+        response_format=request["response_format"],
+        max_tokens=request["max_tokens"],
+    )
+    record.cache_source = "live"
+    try:
+        response = ctx.client().complete(chat)
+    except ProviderError as exc:
+        raise NodeFailure(
+            redact(f"provider error: {exc}", api_key()), raw=getattr(exc, "raw", "") or ""
+        ) from None
+    record.model_answered = response.model
+    record.prompt_tokens = response.prompt_tokens
+    record.completion_tokens = response.completion_tokens
+    record.total_tokens = response.total_tokens
+    record.cost_usd = cost_usd(
+        response.model or chat.model, response.prompt_tokens, response.completion_tokens
+    )
+    if response.dropped_response_format:
+        note = "provider rejected response_format; retried once without it"
+        record.cache_note = f"{record.cache_note}; {note}" if record.cache_note else note
+    output = _parse(spec, response.content, record)  # errors are never cached: parse first
+    cache.put_llm(
+        key=record.cache_key,
+        occurrence=occurrence,
+        node_name=spec.name,
+        model_requested=chat.model,
+        model_answered=response.model,
+        request=request,
+        response={"content": response.content},
+        usage={
+            "prompt_tokens": response.prompt_tokens,
+            "completion_tokens": response.completion_tokens,
+            "total_tokens": response.total_tokens,
+        },
+    )
+    return output
+
+
+def _parse(spec: LLMNode, content: str, record: StepRecord) -> Any:
+    try:
+        return spec.parse(content)
+    except NodeFailure as failure:
+        record.raw_output = failure.raw or content
+        raise
+
+
+def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) -> Any:
+    override = ctx.override_for(spec.name)
+    args = dict(spec.args(view))
+    if override and override.field.startswith("args."):
+        args[override.field.removeprefix("args.")] = override.value
+    data = {name: _file_sha256(ctx.data_dir / name) for name in spec.data_files}
+    record.inputs = {"args": args, "data_sha256": data}
+    if override and override.field == "output":
+        record.cache_source = "override"
+        output = override.value
+    else:
+        key = tool_cache_key(spec.name, spec.version, {"args": args, "data": data})
+        record.cache_key = key
+        entry = None if ctx.live else cache.get_tool(key)
+        if entry is not None:
+            record.cache_source = "render-cache" if spec.artifact else "tool-cache"
+            output = entry.result
+        else:
+            if not ctx.live:
+                record.cache_note = cache.explain_tool(spec.name, spec.version, args)
+            output = _compute(spec, args, ctx)
+            cache.put_tool(
+                key=key, tool=spec.name, tool_version=spec.version, args=args, result=output
+            )
+    if spec.artifact:
+        ctx.artifact = write_artifact(ctx.artifact_dir, ctx.run_id, output)
+    return output
+
+
+def _compute(spec: ToolNode, args: dict, ctx: RunContext) -> Any:
+    try:
+        return spec.run(args, ctx.data_dir)
+    except NodeFailure:
+        raise
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        raise NodeFailure(f"tool {spec.name} failed: {exc}") from exc
+
+
+def _file_sha256(path: Path) -> str:
+    try:
+        return sha256_bytes(path.read_bytes())
+    except OSError as exc:
+        raise NodeFailure(f"cannot read data file {path.name}: {exc.strerror}") from None
+
+
+def write_artifact(directory: Path, run_id: int, text: Any) -> tuple[str, str]:
+    """Write the run's artifact atomically; the path is recorded on the run, never hashed."""
+    if not isinstance(text, str):
+        raise NodeFailure("the artifact node must produce text", raw=repr(text)[:2000])
+    data = text.encode("utf-8")
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / f"{run_id}.md"
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{run_id}.", suffix=".tmp")
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    os.replace(tmp, target)
+    return str(target), sha256_bytes(data)

@@ -1,0 +1,170 @@
+"""Fork overrides: exactly one field of one node (DESIGN.md, Overrides).
+
+An llm node consumes ``prompt``, ``model``, ``temperature`` and ``output``; a tool node
+consumes ``args.<name>`` and ``output``. Anything else is rejected here, before a row is
+written or a step runs — a prompt edit on a tool node would otherwise be a silent no-op.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+
+from runs.engine.errors import OverrideError
+from runs.engine.hashing import canonical_json
+from runs.engine.pipeline import LLMNode, NodeSpec
+
+if TYPE_CHECKING:
+    from runs.models import Node
+
+MAX_TEMPERATURE = 2.0
+
+
+@dataclass(frozen=True)
+class Override:
+    node: str
+    field: str
+    value: Any
+
+    def as_json(self) -> dict[str, Any]:
+        return {"node": self.node, "field": self.field, "value": self.value}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> Override | None:
+        return None if not data else cls(data["node"], data["field"], data["value"])
+
+
+def user_prompt(messages: list[dict] | None) -> str:
+    """The user message of an llm call: what the ``prompt`` override replaces."""
+    for message in reversed(messages or []):
+        if message.get("role") == "user":
+            return str(message.get("content", ""))
+    return ""
+
+
+def current_fields(spec: NodeSpec, node: Node) -> dict[str, Any]:
+    """The override fields ``node`` consumes, each with the value it had in its run."""
+    if isinstance(spec, LLMNode):
+        return {
+            "prompt": user_prompt(node.prompt),
+            "model": node.model_requested,
+            "temperature": node.temperature,
+            "output": node.output,
+        }
+    args = (node.inputs or {}).get("args") or {}
+    return {**{f"args.{name}": value for name, value in args.items()}, "output": node.output}
+
+
+def parse_override(
+    spec: NodeSpec, node: Node, field: str, raw: Any, *, from_text: bool
+) -> Override:
+    """Validate and type one override value.
+
+    ``from_text`` says ``raw`` is a string typed by a person (``--set``, a form field) to be
+    converted to the field's type; otherwise it is already a JSON value (API).
+    """
+    fields = current_fields(spec, node)
+    if field not in fields:
+        raise OverrideError(
+            f"node {spec.name!r} ({spec.kind}) cannot take an override of {field!r}; "
+            f"it consumes: {', '.join(fields)}"
+        )
+    if from_text and not isinstance(raw, str):
+        raise OverrideError(f"{field}: expected text")
+    value = _typed(field, raw, fields[field], from_text=from_text)
+    _check_clean(field, value)
+    size = len(canonical_json(value).encode("utf-8"))
+    if size > settings.REWIND_OVERRIDE_MAX_BYTES:
+        raise OverrideError(
+            f"{field}: the value is {size} bytes; the limit is "
+            f"{settings.REWIND_OVERRIDE_MAX_BYTES} (REWIND_OVERRIDE_MAX_BYTES)"
+        )
+    return Override(spec.name, field, value)
+
+
+def _typed(field: str, raw: Any, current: Any, *, from_text: bool) -> Any:
+    if field == "prompt":
+        if not isinstance(raw, str) or not raw.strip():
+            raise OverrideError("prompt: must be non-empty text")
+        return raw
+    if field == "model":
+        if not isinstance(raw, str) or not raw.strip() or len(raw) > 200:
+            raise OverrideError("model: must be a model name of 1 to 200 characters")
+        return raw.strip()
+    if field == "temperature":
+        return _temperature(raw)
+    if field == "output":
+        return _json_value(field, raw) if from_text else raw
+    # args.NAME: the type of the value the node had decides how text is read.
+    return _like(field, raw, current) if from_text else _check_type(field, raw, current)
+
+
+def _temperature(raw: Any) -> float:
+    try:
+        value = float(raw) if not isinstance(raw, bool) else math.nan
+    except (TypeError, ValueError):
+        raise OverrideError(f"temperature: expected a number, got {raw!r}") from None
+    if not 0.0 <= value <= MAX_TEMPERATURE:  # also rejects nan
+        raise OverrideError(f"temperature: must be between 0 and {MAX_TEMPERATURE}, got {raw!r}")
+    return value
+
+
+def _json_value(field: str, raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise OverrideError(f"{field}: not valid JSON ({exc.msg} at position {exc.pos})") from None
+
+
+def _like(field: str, raw: str, current: Any) -> Any:
+    """Read ``raw`` as a value of the same type as ``current``."""
+    text = raw.strip()
+    try:
+        if isinstance(current, bool):
+            if text.lower() not in {"true", "false"}:
+                raise ValueError
+            return text.lower() == "true"
+        if isinstance(current, int):
+            return int(text)
+        if isinstance(current, float):
+            value = float(text)
+            if not math.isfinite(value):
+                raise ValueError
+            return value
+    except ValueError:
+        raise OverrideError(
+            f"{field}: expected {type(current).__name__} like {current!r}, got {raw!r}"
+        ) from None
+    if isinstance(current, str):
+        return raw
+    return _json_value(field, raw)  # lists, dicts, null: typed as JSON
+
+
+def _check_type(field: str, value: Any, current: Any) -> Any:
+    expected = type(current)
+    ok = isinstance(value, expected) and not (isinstance(value, bool) and expected is not bool)
+    if expected is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if current is not None and not ok:
+        raise OverrideError(f"{field}: expected {expected.__name__}, got {type(value).__name__}")
+    return value
+
+
+def _check_clean(field: str, value: Any) -> None:
+    """NUL bytes cannot be stored by PostgreSQL's JSON and are never meaningful input."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise OverrideError(f"{field}: NUL bytes are not allowed")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_clean(field, key)
+            _check_clean(field, item)
+    elif isinstance(value, list):
+        for item in value:
+            _check_clean(field, item)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise OverrideError(f"{field}: numbers must be finite")

@@ -1,0 +1,194 @@
+"""How a pipeline is declared, and the registry that finds it by name.
+
+A pipeline is a Burr graph plus, per node, its kind and what it consumes. Users declare
+nodes with ``LLMNode`` / ``ToolNode``; Rewind turns each into a Burr action that adds caching,
+overrides and telemetry (``runs.engine.actions``). Every node writes its output to the state
+key of its own name, so "what node X produced" is always ``state[X]``.
+
+Pipelines are registered by dotted path in ``settings.REWIND_PIPELINES``; the demo
+``research`` pipeline goes through the same registry as a user's own app.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Literal
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from runs.engine.errors import NodeFailure, PipelineError
+
+View = Mapping[str, Any]  # the semantic state keys a node declared it reads
+
+JSON_OBJECT = {"type": "json_object"}
+
+
+def parse_json_object(**required: type | tuple[type, ...]) -> Callable[[str], dict]:
+    """A parser for model output that must be one JSON object with ``required`` keys, each of
+    the given type (``parse_json_object(title=str, points=list)``).
+
+    It fails loudly: no fence stripping, no retry that manufactures an answer. The raw text is
+    attached to the failure so the inspector can show what the model really said.
+    """
+
+    def parse(content: str) -> dict:
+        if not content or not content.strip():
+            raise NodeFailure("the model returned empty output", raw=content or "")
+        try:
+            value = json.loads(content)
+        except json.JSONDecodeError as exc:
+            raise NodeFailure(f"the model output is not JSON ({exc.msg})", raw=content) from None
+        if not isinstance(value, dict):
+            raise NodeFailure("the model output is JSON but not an object", raw=content)
+        missing = [key for key in required if key not in value]
+        if missing:
+            raise NodeFailure(
+                "the model output lacks " + ", ".join(repr(k) for k in missing), raw=content
+            )
+        wrong = [k for k, kind in required.items() if not isinstance(value[k], kind)]
+        if wrong:
+            raise NodeFailure(
+                "the model output has the wrong type for " + ", ".join(repr(k) for k in wrong),
+                raw=content,
+            )
+        return value
+
+    return parse
+
+
+@dataclass(frozen=True)
+class LLMNode:
+    """A node that makes one chat-completion call.
+
+    ``prompt`` builds the user message from the node's view of state; ``system`` is fixed code.
+    ``embeds`` names the state key of a tool result the prompt embeds: it is part of the key.
+    """
+
+    name: str
+    reads: tuple[str, ...]
+    system: str
+    prompt: Callable[[View], str]
+    parse: Callable[[str], Any] = field(default_factory=parse_json_object)
+    version: str = "1"
+    response_format: dict | None = field(default_factory=lambda: dict(JSON_OBJECT))
+    max_tokens: int | None = None
+    embeds: str | None = None
+    kind: Literal["llm"] = "llm"
+
+    @property
+    def override_fields(self) -> tuple[str, ...]:
+        return ("prompt", "model", "temperature", "output")
+
+
+@dataclass(frozen=True)
+class ToolNode:
+    """A node that computes locally.
+
+    ``args`` derives the tool's full input from the node's view of state: the tool cache key
+    is taken over these args, so everything the tool consumes must be in them. ``data_files``
+    (relative to ``REWIND_DATA_DIR``) are hashed into the key, so a changed dataset is a miss.
+    An ``artifact`` node returns markdown text; Rewind writes it to ``artifacts/<run>.md``.
+    """
+
+    name: str
+    reads: tuple[str, ...]
+    args: Callable[[View], dict[str, Any]]
+    run: Callable[..., Any]  # run(args: dict, data_dir: Path) -> JSON-serialisable output
+    version: str = "1"
+    data_files: tuple[str, ...] = ()
+    artifact: bool = False
+    kind: Literal["tool"] = "tool"
+
+    def override_fields_for(self, args: Mapping[str, Any]) -> tuple[str, ...]:
+        return (*(f"args.{name}" for name in args), "output")
+
+
+NodeSpec = LLMNode | ToolNode
+
+
+@dataclass(frozen=True)
+class Transition:
+    source: str
+    target: str
+    condition: Any = None  # a burr Condition (``burr.core.expr``/``when``) or None for default
+
+    @property
+    def label(self) -> str:
+        return "default" if self.condition is None else str(self.condition.name)
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    name: str
+    description: str
+    nodes: tuple[NodeSpec, ...]
+    transitions: tuple[Transition, ...]
+    entrypoint: str
+    inputs: Mapping[str, Any] = field(default_factory=dict)  # defaults for a new run
+
+    def __post_init__(self) -> None:
+        names = [node.name for node in self.nodes]
+        if len(set(names)) != len(names):
+            raise PipelineError(f"pipeline {self.name!r} declares a node twice")
+        if self.entrypoint not in names:
+            raise PipelineError(
+                f"pipeline {self.name!r}: entrypoint {self.entrypoint!r} is no node"
+            )
+        for t in self.transitions:
+            for end in (t.source, t.target):
+                if end not in names:
+                    raise PipelineError(f"pipeline {self.name!r}: transition to unknown {end!r}")
+        clash = set(names) & set(self.inputs)
+        if clash:
+            raise PipelineError(f"pipeline {self.name!r}: inputs shadow nodes {sorted(clash)}")
+
+    def node(self, name: str) -> NodeSpec:
+        for node in self.nodes:
+            if node.name == name:
+                return node
+        raise PipelineError(
+            f"pipeline {self.name!r} has no node {name!r}; its nodes are "
+            + ", ".join(n.name for n in self.nodes)
+        )
+
+    def condition_label(self, source: str, target: str) -> str:
+        for t in self.transitions:
+            if t.source == source and t.target == target:
+                return t.label
+        return "default"
+
+
+def chain(*names: str) -> tuple[Transition, ...]:
+    """Transitions of a linear pipeline."""
+    return tuple(Transition(a, b) for a, b in zip(names, names[1:], strict=False))
+
+
+@cache
+def _load(dotted_path: str) -> Pipeline:
+    pipeline = import_string(dotted_path)
+    if not isinstance(pipeline, Pipeline):
+        raise PipelineError(f"{dotted_path} is not a runs.engine.pipeline.Pipeline")
+    return pipeline
+
+
+def pipeline_names() -> list[str]:
+    return sorted(settings.REWIND_PIPELINES)
+
+
+def get_pipeline(name: str) -> Pipeline:
+    try:
+        dotted_path = settings.REWIND_PIPELINES[name]
+    except KeyError:
+        raise PipelineError(
+            f"unknown pipeline {name!r}; registered: {', '.join(pipeline_names()) or 'none'}"
+        ) from None
+    try:
+        return _load(dotted_path)
+    except ImportError as exc:
+        raise PipelineError(
+            f"pipeline {name!r} cannot be imported from {dotted_path}: {exc}"
+        ) from None

@@ -1,0 +1,107 @@
+"""The provider endpoint in force, read from settings and the environment.
+
+The API key is read from the environment at the moment a client is made and handed to the
+client only: it is never put in a ``ProviderConfig``, a snapshot, a row or a message.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
+
+from django.conf import settings
+
+from runs.engine.errors import RewindError
+from runs.engine.providers.client import PRESETS, ChatClient
+from runs.engine.providers.simulator import SIMULATOR_BASE_URL, SIMULATOR_MODEL, Simulator
+
+KEY_VARIABLES = ("REWIND_API_KEY", "OPENAI_API_KEY")
+
+
+class ProviderConfigError(RewindError):
+    pass
+
+
+def api_key() -> str | None:
+    for name in KEY_VARIABLES:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    return None
+
+
+def strip_credentials(url: str) -> str:
+    """A base URL may carry ``user:password@``; snapshots and pages get it without."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    preset: str  # "simulator", a name from PRESETS, or "custom"
+    base_url: str
+    model: str
+    temperature: float
+    timeout: float
+
+    @property
+    def is_simulator(self) -> bool:
+        return self.preset == "simulator"
+
+    @property
+    def has_key(self) -> bool:
+        return api_key() is not None
+
+    def snapshot(self) -> dict:
+        """What a run records of its provider: enough to read, never the key."""
+        return {
+            "preset": self.preset,
+            "base_url": strip_credentials(self.base_url),
+            "model": self.model,
+            "temperature": self.temperature,
+            "simulator": self.is_simulator,
+        }
+
+
+def current_config() -> ProviderConfig:
+    preset = settings.REWIND_LLM_PRESET.lower()
+    base_url = settings.REWIND_LLM_BASE_URL
+    if preset and preset not in PRESETS and preset not in {"simulator", "custom"}:
+        raise ProviderConfigError(
+            f"unknown REWIND_LLM_PRESET {preset!r}; choose simulator, custom or "
+            + ", ".join(sorted(PRESETS))
+        )
+    if not base_url:
+        base_url = PRESETS.get(preset, "") if preset not in {"", "simulator"} else ""
+    if preset == "custom" and not base_url:
+        raise ProviderConfigError("REWIND_LLM_PRESET=custom needs REWIND_LLM_BASE_URL")
+    if not base_url:
+        preset, base_url = "simulator", SIMULATOR_BASE_URL
+    elif not preset or preset == "simulator":
+        preset = next((name for name, url in PRESETS.items() if url == base_url), "custom")
+    model = settings.REWIND_LLM_MODEL or (SIMULATOR_MODEL if preset == "simulator" else "")
+    if not model:
+        raise ProviderConfigError(
+            f"set REWIND_LLM_MODEL: the {preset} provider has no default model"
+        )
+    return ProviderConfig(
+        preset=preset,
+        base_url=base_url,
+        model=model,
+        temperature=settings.REWIND_LLM_TEMPERATURE,
+        timeout=settings.REWIND_LLM_TIMEOUT,
+    )
+
+
+def make_client(config: ProviderConfig) -> ChatClient:
+    if config.is_simulator:
+        return ChatClient(
+            SIMULATOR_BASE_URL, transport=Simulator().transport(), timeout=config.timeout
+        )
+    return ChatClient(config.base_url, api_key(), timeout=config.timeout)

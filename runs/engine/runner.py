@@ -1,0 +1,278 @@
+"""Creating and executing runs and forks.
+
+``create_run`` / ``create_fork`` validate everything and write the queued rows;
+``execute_run(run_id)`` is the one function that executes a run, called by the commands
+in-process and by the task queue alike.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from burr.core import ApplicationBuilder
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from runs.engine.actions import NodeAction, RunContext
+from runs.engine.errors import ForkError, NodeFailure, OverrideError, RewindError
+from runs.engine.hashing import trajectory_sha256
+from runs.engine.overrides import Override, _like, _temperature, parse_override
+from runs.engine.persister import PARTITION_KEY, DjangoPersister
+from runs.engine.pipeline import Pipeline, get_pipeline
+from runs.engine.providers.config import current_config
+from runs.engine.recorder import StepRecorder, failure_message
+from runs.models import Edge, Node, Run
+
+logger = logging.getLogger("rewind.runner")
+
+
+def _inputs(pipeline: Pipeline, given: dict[str, Any], *, from_text: bool) -> dict[str, Any]:
+    unknown = sorted(set(given) - set(pipeline.inputs))
+    if unknown:
+        raise RewindError(
+            f"unknown input {', '.join(map(repr, unknown))}; the {pipeline.name} pipeline takes "
+            + (", ".join(pipeline.inputs) or "no inputs")
+        )
+    merged = dict(pipeline.inputs)
+    for name, value in given.items():
+        try:
+            merged[name] = _like(name, value, pipeline.inputs[name]) if from_text else value
+        except OverrideError as exc:
+            raise RewindError(f"input {exc}") from None
+    return merged
+
+
+def create_run(
+    pipeline: str,
+    inputs: dict[str, Any] | None = None,
+    *,
+    model: str | None = None,
+    temperature: float | str | None = None,
+    live: bool = False,
+    from_text: bool = True,
+) -> Run:
+    """A new queued run of ``pipeline``; model and temperature default to the configuration."""
+    spec = get_pipeline(pipeline)
+    merged = _inputs(spec, inputs or {}, from_text=from_text)
+    config = current_config()
+    snapshot = config.snapshot()
+    if model is not None:
+        if not str(model).strip() or len(str(model)) > 200:
+            raise RewindError("model must be a name of 1 to 200 characters")
+        snapshot["model"] = str(model).strip()
+    if temperature is not None:
+        try:
+            snapshot["temperature"] = _temperature(temperature)
+        except OverrideError as exc:
+            raise RewindError(str(exc)) from None
+    with transaction.atomic():
+        run = Run.objects.create(
+            pipeline=spec.name,
+            inputs=merged,
+            provider=snapshot,
+            mode=Run.Mode.LIVE if live else Run.Mode.CACHE,
+        )
+        Run.objects.filter(pk=run.pk).update(root=run)
+        run.root_id = run.pk
+    return run
+
+
+def find_node(run: Run, node: str) -> Node:
+    """A step of ``run`` by name (its first occurrence), ``name#k`` (k-th, from 1) or sequence id."""
+    steps = list(run.nodes.order_by("sequence_id"))
+    name, _, nth = node.partition("#")
+    if node.isdigit():
+        matches = [n for n in steps if n.sequence_id == int(node)]
+    else:
+        matches = [n for n in steps if n.name == name]
+        if nth:
+            index = int(nth) - 1 if nth.isdigit() and int(nth) > 0 else len(matches)
+            matches = matches[index : index + 1]
+    if not matches:
+        listing = ", ".join(f"{n.name}({n.sequence_id})" for n in steps) or "none"
+        raise ForkError(f"run {run.pk} has no step {node!r}; its steps are {listing}")
+    return matches[0]
+
+
+def create_fork(
+    source: Run,
+    node: str,
+    field: str | None = None,
+    value: Any = None,
+    *,
+    from_text: bool = True,
+    live: bool = False,
+) -> Run:
+    """Fork ``source`` at ``node`` with at most one override; nothing is written on error.
+
+    Steps before the fork point are copied as ``inherited``, keeping the ``src_run`` and
+    ``src_sequence_id`` of the run that really executed them, so a fork of a fork still
+    resolves to real executed state.
+    """
+    if not source.is_finished:
+        raise ForkError(f"run {source.pk} is still {source.status}; fork it once it has finished")
+    pipeline = get_pipeline(source.pipeline)
+    target = find_node(source, node)
+    spec = pipeline.node(target.name)
+    override: Override | None = None
+    if field is not None:
+        if getattr(spec, "artifact", False) and field == "output" and from_text:
+            from_text = False  # an artifact's output is text, not JSON
+        override = parse_override(spec, target, field, value, from_text=from_text)
+    with transaction.atomic():
+        fork = Run.objects.create(
+            pipeline=source.pipeline,
+            inputs=source.inputs,
+            provider=source.provider,
+            parent=source,
+            root_id=source.root_id or source.pk,
+            fork_node=target.name,
+            fork_sequence_id=target.sequence_id,
+            override=override.as_json() if override else None,
+            mode=Run.Mode.LIVE if live else Run.Mode.CACHE,
+        )
+        inherited = source.nodes.filter(sequence_id__lt=target.sequence_id).order_by("sequence_id")
+        Node.objects.bulk_create([_inherit(n, fork) for n in inherited])
+        edges = source.edges.filter(sequence_id__lt=target.sequence_id)
+        Edge.objects.bulk_create(
+            Edge(
+                run=fork,
+                sequence_id=e.sequence_id,
+                from_node=e.from_node,
+                to_node=e.to_node,
+                condition=e.condition,
+            )
+            for e in edges
+        )
+    return fork
+
+
+def _inherit(node: Node, fork: Run) -> Node:
+    copy = Node(
+        run=fork,
+        sequence_id=node.sequence_id,
+        name=node.name,
+        kind=node.kind,
+        status=node.status,
+        inputs=node.inputs,
+        output=node.output,
+        output_sha256=node.output_sha256,
+        prompt=node.prompt,
+        model_requested=node.model_requested,
+        model_answered=node.model_answered,
+        temperature=node.temperature,
+        cache_source=Node.CacheSource.INHERITED,
+        cache_key=node.cache_key,
+        src_run_id=node.src_run_id,
+        src_sequence_id=node.src_sequence_id,
+    )
+    return copy  # tokens, cost and latency stay 0: this run paid nothing for the step
+
+
+def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -> Run:
+    """Execute a queued run to the end; returns it finished (completed or failed).
+
+    Claims the run atomically (queued → running), so a run is never executed twice.
+    """
+    claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
+        status=Run.Status.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
+    )
+    run = Run.objects.get(pk=run_id)
+    if not claimed:
+        raise RewindError(f"run {run_id} is {run.status}, not queued; it was not started again")
+    try:
+        ctx = _context(run)
+        ctx.on_step = on_step
+        app = _application(run, ctx)
+        while app.step() is not None:  # step() returns None once no transition applies
+            pass
+    except Exception as exc:  # noqa: BLE001 — every failure ends the run as failed, loudly
+        if not isinstance(exc, RewindError):
+            logger.exception("run %s failed unexpectedly", run_id)
+        _finish(run, Run.Status.FAILED, error=_run_error(run, exc))
+    else:
+        _finish(run, Run.Status.COMPLETED, artifact=ctx.artifact)
+    run.refresh_from_db()
+    return run
+
+
+def _run_error(run: Run, exc: BaseException) -> str:
+    failed = run.nodes.filter(status=Node.Status.FAILED).order_by("-sequence_id").first()
+    message = failure_message(exc)
+    return f"{failed.name}: {message}" if failed else message
+
+
+def _finish(
+    run: Run, status: str, *, error: str = "", artifact: tuple[str, str] | None = None
+) -> None:
+    hashes = list(run.nodes.order_by("sequence_id").values_list("output_sha256", flat=True))
+    fields: dict[str, Any] = {"status": status, "error": error, "finished_at": timezone.now()}
+    if status == Run.Status.COMPLETED:
+        fields["trajectory_sha256"] = trajectory_sha256(hashes)
+        if artifact is not None:
+            fields["artifact_path"], fields["artifact_sha256"] = artifact
+    Run.objects.filter(pk=run.pk).update(**fields)
+
+
+def _context(run: Run) -> RunContext:
+    pipeline = get_pipeline(run.pipeline)
+    inherited = list(run.nodes.order_by("sequence_id"))
+    occurrences: Counter = Counter(
+        n.cache_key for n in inherited if n.kind == "llm" and n.cache_key
+    )
+    return RunContext(
+        run_id=run.pk,
+        pipeline=pipeline,
+        override=Override.from_json(run.override),
+        live=run.mode == Run.Mode.LIVE,
+        model=run.provider.get("model") or current_config().model,
+        temperature=float(run.provider.get("temperature", 0.0)),
+        # The endpoint (base URL, key) is the one configured now; model and temperature
+        # are the run's own, inherited by forks.
+        provider=current_config(),
+        artifact_dir=Path(settings.REWIND_ARTIFACT_DIR),
+        data_dir=Path(settings.REWIND_DATA_DIR),
+        occurrences=occurrences,
+        previous_node=inherited[-1].name if inherited else None,
+    )
+
+
+def _application(run: Run, ctx: RunContext):
+    pipeline = ctx.pipeline
+    persister = DjangoPersister()
+    transitions = [
+        (t.source, t.target, t.condition) if t.condition is not None else (t.source, t.target)
+        for t in pipeline.transitions
+    ]
+    builder = (
+        ApplicationBuilder()
+        .with_actions(**{spec.name: NodeAction(spec, ctx) for spec in pipeline.nodes})
+        .with_transitions(*transitions)
+        .with_hooks(StepRecorder(ctx, persister))
+        .with_identifiers(app_id=str(run.pk), partition_key=PARTITION_KEY)
+    )
+    predecessor = run.nodes.order_by("-sequence_id").first()  # the last inherited step
+    if predecessor is None:
+        # A fresh run, or a fork of the first node: no predecessor row, start from the inputs.
+        return builder.with_state(**run.inputs).with_entrypoint(pipeline.entrypoint).build()
+    # Fork from the predecessor's row — passing the fork node's own row would start at the
+    # step after it — in the run that really executed the predecessor.
+    row = persister.load(PARTITION_KEY, str(predecessor.src_run_id), predecessor.src_sequence_id)
+    if row is None or row["status"] != "completed":
+        raise NodeFailure(
+            f"cannot fork: no completed state row for step {predecessor.sequence_id} "
+            f"of run {predecessor.src_run_id}"
+        )
+    return builder.initialize_from(
+        persister,
+        resume_at_next_action=True,
+        default_state=dict(run.inputs),
+        default_entrypoint=pipeline.entrypoint,
+        fork_from_app_id=str(predecessor.src_run_id),
+        fork_from_sequence_id=predecessor.src_sequence_id,
+    ).build()
