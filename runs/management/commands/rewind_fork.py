@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import CommandError, CommandParser
+
+from runs.engine.report import run_json
+from runs.engine.runner import create_fork, execute_run
+from runs.management.base import RewindCommand, format_run
+
+
+class Command(RewindCommand):
+    help = (
+        "Fork a finished run at a node with at most one changed field, replay the downstream "
+        "steps in this process and print the fork. Without --set it is an unchanged replay."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("run", help="id of the run to fork")
+        parser.add_argument(
+            "--node",
+            required=True,
+            help="node to re-run: a name, name#k for its k-th run, or a step number",
+        )
+        parser.add_argument(
+            "--set",
+            metavar="FIELD=VALUE",
+            help="the one override: prompt, model, temperature or output (llm nodes); "
+            "args.NAME or output (tool nodes). output takes JSON.",
+        )
+        parser.add_argument(
+            "--live", action="store_true", help="skip cache reads (measures jitter)"
+        )
+        parser.add_argument("--json", action="store_true", help="print the fork as one JSON object")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        source = self.get_run(options["run"])
+        field = value = None
+        if options["set"] is not None:
+            field, sep, value = options["set"].partition("=")
+            if not sep or not field.strip():
+                raise CommandError(f"--set takes FIELD=VALUE, got {options['set']!r}")
+            field = field.strip()
+        fork = create_fork(source, options["node"], field, value, live=options["live"])
+        fork = execute_run(fork.pk, on_step=self.progress())
+        data = run_json(fork)
+        if options["json"]:
+            self.print_json(data)
+        else:
+            self.stdout.write(format_run(data))
+        if fork.status != fork.Status.COMPLETED:
+            raise CommandError(f"run {fork.pk} {fork.status}: {fork.error}")
