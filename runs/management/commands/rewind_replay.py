@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+import sys
+from datetime import timedelta
+from typing import Any
+
+from django.core.management.base import CommandError, CommandParser
+from django.db import close_old_connections
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime, parse_duration
+
+from runs.engine.runner import create_replay, execute_run, replay_verdict
+from runs.management.base import RewindCommand
+from runs.models import Run
+
+
+def parse_since(value: str):
+    """``7d``, ``12h``, ``30m`` or an ISO date/time."""
+    units = {"d": "days", "h": "hours", "m": "minutes"}
+    if value[-1:] in units and value[:-1].isdigit():
+        return timezone.now() - timedelta(**{units[value[-1]]: int(value[:-1])})
+    moment = parse_datetime(value) or parse_datetime(f"{value}T00:00:00")
+    if moment is None:
+        duration = parse_duration(value)
+        if duration is None:
+            raise CommandError(f"--since takes 7d, 12h, 30m or an ISO date, got {value!r}")
+        return timezone.now() - duration
+    return moment if timezone.is_aware(moment) else timezone.make_aware(moment)
+
+
+class Command(RewindCommand):
+    help = (
+        "Replay finished runs unchanged and check that each reproduces every output hash and "
+        "its artifact at 0 tokens. Exits 1 if any run diverged or failed."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("runs", nargs="*", help="ids of runs to replay")
+        parser.add_argument("--all", action="store_true", help="replay every completed run")
+        parser.add_argument("--pipeline", help="only runs of this pipeline")
+        parser.add_argument("--since", help="only runs created since: 7d, 12h, 30m or an ISO date")
+        parser.add_argument("--json", action="store_true", help="print the results as JSON")
+
+    def select(self, options: dict[str, Any]) -> list[Run]:
+        if options["runs"] and options["all"]:
+            raise CommandError("give run ids or --all, not both")
+        if options["runs"]:
+            runs = [self.get_run(value) for value in options["runs"]]
+        elif options["all"] or options["pipeline"] or options["since"]:
+            query = Run.objects.filter(status=Run.Status.COMPLETED)
+            if options["pipeline"]:
+                query = query.filter(pipeline=options["pipeline"])
+            if options["since"]:
+                query = query.filter(created_at__gte=parse_since(options["since"]))
+            runs = list(query.order_by("id"))
+        else:
+            raise CommandError("give run ids, --all, --pipeline or --since")
+        not_done = [r.pk for r in runs if r.status != Run.Status.COMPLETED]
+        if not_done:
+            raise CommandError(f"only completed runs can be replayed; not completed: {not_done}")
+        return runs
+
+    def replay_one(self, run: Run) -> dict[str, Any]:
+        replay = execute_run(create_replay(run).pk)
+        return replay_verdict(run, replay)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        runs = self.select(options)
+        results: list[dict[str, Any]] = []
+        interrupted = False
+        tty = sys.stderr.isatty()
+        try:
+            for index, run in enumerate(runs, start=1):
+                results.append(self.replay_one(run))
+                close_old_connections()
+                if tty:
+                    done = int(24 * index / len(runs))
+                    sys.stderr.write(
+                        f"\r[{'#' * done}{'.' * (24 - done)}] {index}/{len(runs)} "
+                        f"run {run.pk}: {results[-1]['verdict']}   "
+                    )
+                    sys.stderr.flush()
+        except KeyboardInterrupt:
+            interrupted = True
+        if tty and runs:
+            sys.stderr.write("\n")
+        if options["json"]:
+            self.print_json({"results": results, "interrupted": interrupted, "requested": len(runs)})
+        else:
+            self.print_table(results)
+            if interrupted:
+                self.stdout.write(f"interrupted: {len(results)} of {len(runs)} replayed")
+        bad = [r for r in results if r["verdict"] != "identical"]
+        if bad or interrupted:
+            raise CommandError(
+                f"{len(bad)} of {len(results)} replay(s) diverged or failed"
+                + ("; interrupted" if interrupted else "")
+            )
+
+    def print_table(self, results: list[dict[str, Any]]) -> None:
+        self.stdout.write(f"{'run':>6} {'replay':>7}  {'verdict':<10} {'tokens':>6}  first divergence")
+        for r in results:
+            first = r["first_divergence"]
+            where = f"{first['node']} (step {first['sequence_id']})" if first else (r["error"] or "-")
+            self.stdout.write(
+                f"{r['run']:>6} {r['replay']:>7}  {r['verdict']:<10} {r['total_tokens']:>6}  {where}"
+            )
+        same = sum(r["verdict"] == "identical" for r in results)
+        self.stdout.write(f"{same}/{len(results)} identical")
