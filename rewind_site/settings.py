@@ -15,9 +15,23 @@ from rewind_site.env import env_bool, env_float, env_pairs, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-# A random per-process key is fine for the local default (sessions do not survive a restart);
-# a real deployment sets SECRET_KEY.
-SECRET_KEY = env_str("SECRET_KEY") or secrets.token_urlsafe(50)
+
+
+def _local_secret_key(path: Path) -> str:
+    """For the local default: a random key made once per install and kept in ``var/`` (0600),
+    so sessions survive a restart and no two installs share a key. Deployments set SECRET_KEY."""
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_urlsafe(50)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(key)
+        return key
+
+
+SECRET_KEY = env_str("SECRET_KEY") or _local_secret_key(BASE_DIR / "var" / "secret_key")
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = [h for h in env_str("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
 
@@ -105,7 +119,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "var" / "static"
+STATIC_ROOT = BASE_DIR / "var" / "static"  # only for collectstatic in a deployment
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # WhiteNoise warns at start-up when it is missing
 # Serve straight from the app and package static folders: no collectstatic step to forget.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
