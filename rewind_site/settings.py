@@ -25,7 +25,10 @@ def _local_secret_key(path: Path) -> str:
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
         key = secrets.token_urlsafe(50)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # another process made it first: use theirs
+            return path.read_text().strip()
         with os.fdopen(fd, "w") as handle:
             handle.write(key)
         return key
