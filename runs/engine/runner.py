@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from runs.engine.actions import NodeAction, RunContext
+from runs.engine.dirty import dirty_set
 from runs.engine.errors import ForkError, NodeFailure, OverrideError, RewindError
 from runs.engine.hashing import trajectory_sha256
 from runs.engine.overrides import Override, _like, _temperature, parse_override
@@ -99,6 +100,31 @@ def find_node(run: Run, node: str) -> Node:
     return matches[0]
 
 
+def validate_fork(
+    source: Run, node: str, field: str | None, value: Any, *, from_text: bool
+) -> tuple[Node, Override | None]:
+    """Everything that can be wrong with a fork, checked before anything is written."""
+    if not source.is_finished:
+        raise ForkError(f"run {source.pk} is still {source.status}; fork it once it has finished")
+    pipeline = get_pipeline(source.pipeline)
+    target = find_node(source, node)
+    spec = pipeline.node(target.name)
+    if field is None:
+        return target, None
+    if getattr(spec, "artifact", False) and field == "output" and from_text:
+        from_text = False  # an artifact's output is text, not JSON
+    return target, parse_override(spec, target, field, value, from_text=from_text)
+
+
+def preview_fork(
+    source: Run, node: str, field: str | None = None, value: Any = None, *, from_text: bool = True
+) -> dict[str, Any]:
+    """The dirty set of a fork that has not been made: what would run live, at what cost."""
+    target, override = validate_fork(source, node, field, value, from_text=from_text)
+    steps = list(source.nodes.order_by("sequence_id"))
+    return dirty_set(get_pipeline(source.pipeline), steps, target, override)
+
+
 def create_fork(
     source: Run,
     node: str,
@@ -114,16 +140,7 @@ def create_fork(
     ``src_sequence_id`` of the run that really executed them, so a fork of a fork still
     resolves to real executed state.
     """
-    if not source.is_finished:
-        raise ForkError(f"run {source.pk} is still {source.status}; fork it once it has finished")
-    pipeline = get_pipeline(source.pipeline)
-    target = find_node(source, node)
-    spec = pipeline.node(target.name)
-    override: Override | None = None
-    if field is not None:
-        if getattr(spec, "artifact", False) and field == "output" and from_text:
-            from_text = False  # an artifact's output is text, not JSON
-        override = parse_override(spec, target, field, value, from_text=from_text)
+    target, override = validate_fork(source, node, field, value, from_text=from_text)
     with transaction.atomic():
         fork = Run.objects.create(
             pipeline=source.pipeline,
@@ -285,7 +302,11 @@ def create_replay(source: Run, *, live: bool = False) -> Run:
     own fork point carrying its own override, so the replay re-executes what the fork
     executed, under the same one change.
     """
-    first = source.nodes.exclude(cache_source=Node.CacheSource.INHERITED).order_by("sequence_id").first()
+    first = (
+        source.nodes.exclude(cache_source=Node.CacheSource.INHERITED)
+        .order_by("sequence_id")
+        .first()
+    )
     if first is None:
         raise ForkError(f"run {source.pk} executed no step; there is nothing to replay")
     override = Override.from_json(source.override)
@@ -320,8 +341,6 @@ def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
         return result
     diff = diff_runs(source, replay)
     result["first_divergence"] = diff["first_divergence"]
-    identical = (
-        result["trajectory_equal"] and result["artifact_equal"] and tokens == 0 and not live
-    )
+    identical = result["trajectory_equal"] and result["artifact_equal"] and tokens == 0 and not live
     result["verdict"] = "identical" if identical else "diverged"
     return result

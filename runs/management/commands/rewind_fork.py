@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from runs.engine.report import run_json
-from runs.engine.runner import create_fork, execute_run
+from runs.engine.runner import create_fork, execute_run, preview_fork
 from runs.management.base import RewindCommand, format_run
 
 
@@ -32,6 +32,11 @@ class Command(RewindCommand):
             "--live", action="store_true", help="skip cache reads (measures jitter)"
         )
         parser.add_argument("--json", action="store_true", help="print the fork as one JSON object")
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="only show the dirty set: which steps would run live, at what projected token cost",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         source = self.get_run(options["run"])
@@ -41,6 +46,9 @@ class Command(RewindCommand):
             if not sep or not field.strip():
                 raise CommandError(f"--set takes FIELD=VALUE, got {options['set']!r}")
             field = field.strip()
+        if options["dry_run"]:
+            self.show_preview(preview_fork(source, options["node"], field, value), options["json"])
+            return
         fork = create_fork(source, options["node"], field, value, live=options["live"])
         fork = execute_run(fork.pk, on_step=self.progress())
         data = run_json(fork)
@@ -50,3 +58,18 @@ class Command(RewindCommand):
             self.stdout.write(format_run(data))
         if fork.status != fork.Status.COMPLETED:
             raise CommandError(f"run {fork.pk} {fork.status}: {fork.error}")
+
+    def show_preview(self, preview: dict[str, Any], as_json: bool) -> None:
+        if as_json:
+            self.print_json(preview)
+            return
+        if preview["inherited"]:
+            self.stdout.write("inherited  " + ", ".join(preview["inherited"]))
+        for step in preview["steps"]:
+            self.stdout.write(
+                f"{step['sequence_id']:>4}  {step['name']:<10} {step['kind']:<4}  "
+                f"{step['will_be']:<12} ~{step['projected_tokens']} tokens"
+            )
+        self.stdout.write(
+            f"{len(preview['live'])} step(s) live, ~{preview['projected_tokens']} tokens projected"
+        )
