@@ -16,7 +16,6 @@ from rewind_site.env import env_bool, env_float, env_pairs, env_str
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
-
 def _local_secret_key(path: Path) -> str:
     """For the local default: a random key made once per install and kept in ``var/`` (0600),
     so sessions survive a restart and no two installs share a key. Deployments set SECRET_KEY."""

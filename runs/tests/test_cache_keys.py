@@ -272,9 +272,7 @@ def test_distinct_tool_calls_never_collide(name_a, version_a, args_a, name_b, ve
 
 @given(text, text, tool_args, st.randoms(use_true_random=False))
 def test_tool_arg_key_order_is_irrelevant(name, version, args, rng):
-    assert tool_cache_key(name, version, shuffled(args, rng)) == tool_cache_key(
-        name, version, args
-    )
+    assert tool_cache_key(name, version, shuffled(args, rng)) == tool_cache_key(name, version, args)
 
 
 def test_tool_name_and_version_cannot_bleed_into_each_other():

@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from runs.engine.runner import create_fork, create_replay, execute_run, create_run
+from runs.engine.runner import create_fork, create_replay, create_run, execute_run
 from runs.management.base import RewindCommand
 from runs.models import Run
 

@@ -85,7 +85,9 @@ class Command(RewindCommand):
         if tty and runs:
             sys.stderr.write("\n")
         if options["json"]:
-            self.print_json({"results": results, "interrupted": interrupted, "requested": len(runs)})
+            self.print_json(
+                {"results": results, "interrupted": interrupted, "requested": len(runs)}
+            )
         else:
             self.print_table(results)
             if interrupted:
@@ -98,10 +100,14 @@ class Command(RewindCommand):
             )
 
     def print_table(self, results: list[dict[str, Any]]) -> None:
-        self.stdout.write(f"{'run':>6} {'replay':>7}  {'verdict':<10} {'tokens':>6}  first divergence")
+        self.stdout.write(
+            f"{'run':>6} {'replay':>7}  {'verdict':<10} {'tokens':>6}  first divergence"
+        )
         for r in results:
             first = r["first_divergence"]
-            where = f"{first['node']} (step {first['sequence_id']})" if first else (r["error"] or "-")
+            where = (
+                f"{first['node']} (step {first['sequence_id']})" if first else (r["error"] or "-")
+            )
             self.stdout.write(
                 f"{r['run']:>6} {r['replay']:>7}  {r['verdict']:<10} {r['total_tokens']:>6}  {where}"
             )

@@ -26,7 +26,9 @@ class Command(RewindCommand):
     help = "Serve the dashboard (ASGI, uvicorn) on 127.0.0.1."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+        parser.add_argument(
+            "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)"
+        )
         parser.add_argument(
             "--port",
             type=int,

@@ -7,7 +7,7 @@ from django.core.management.base import CommandError, CommandParser
 
 from runs.engine.diff import diff_runs
 from runs.engine.hashing import content_sha256, sha256_bytes
-from runs.engine.runner import create_fork, create_run, create_replay, execute_run
+from runs.engine.runner import create_fork, create_replay, create_run, execute_run
 from runs.management.base import RewindCommand
 from runs.models import Node, Run
 
@@ -55,7 +55,9 @@ class Command(RewindCommand):
         fork = execute_run(create_fork(run, str(target.sequence_id), FORK_FIELD, FORK_VALUE).pk)
         fork_nodes = list(fork.nodes.order_by("sequence_id"))
         inherited = [n for n in fork_nodes if n.cache_source == Node.CacheSource.INHERITED]
-        self.record(fork.status == Run.Status.COMPLETED, f"fork {fork.pk} at node 3 completed", fork.error)
+        self.record(
+            fork.status == Run.Status.COMPLETED, f"fork {fork.pk} at node 3 completed", fork.error
+        )
         self.record(
             [n.sequence_id for n in inherited] == [n.sequence_id for n in nodes[:FORK_STEP]]
             and all(n.src_run_id == run.pk for n in inherited),
@@ -98,6 +100,8 @@ class Command(RewindCommand):
         )
         self.record(same_bytes, "unchanged replay: byte-identical artifact")
         passed = sum(self.results)
-        self.stdout.write(f"{passed}/{len(self.results)} checks passed (runs {run.pk}, {fork.pk}, {replay.pk})")
+        self.stdout.write(
+            f"{passed}/{len(self.results)} checks passed (runs {run.pk}, {fork.pk}, {replay.pk})"
+        )
         if passed != len(self.results):
             raise CommandError(f"{len(self.results) - passed} check(s) failed")
