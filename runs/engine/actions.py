@@ -24,7 +24,7 @@ from burr.core.action import SingleStepAction
 
 from runs.engine import cache
 from runs.engine.cache_keys import llm_cache_key, tool_cache_key
-from runs.engine.errors import NodeFailure
+from runs.engine.errors import NodeFailure, storable_text, unstorable_reason
 from runs.engine.hashing import content_sha256, semantic_state, sha256_bytes
 from runs.engine.overrides import Override
 from runs.engine.pipeline import LLMNode, NodeSpec, Pipeline, ToolNode
@@ -65,7 +65,8 @@ class RunContext:
 
     run_id: int
     pipeline: Pipeline
-    override: Override | None
+    # By sequence id, then field: this run's override and the ancestors' it re-executes.
+    overrides: dict[int, dict[str, Override]]
     live: bool
     model: str
     temperature: float
@@ -74,6 +75,7 @@ class RunContext:
     data_dir: Path
     occurrences: Counter = field(default_factory=Counter)
     current: StepRecord | None = None
+    sequence_id: int | None = None  # the step being executed, set by StepRecorder.pre_run_step
     previous_node: str | None = None
     artifact: tuple[str, str] | None = None  # (path, sha256) written by the artifact node
     on_step: Callable[[Any], None] | None = None
@@ -85,8 +87,11 @@ class RunContext:
             self._client = make_client(self.provider)
         return self._client
 
-    def override_for(self, node: str) -> Override | None:
-        return self.override if self.override and self.override.node == node else None
+    def overrides_for(self, node: str) -> dict[str, Override]:
+        """The overrides of the step being executed — of this step only, not of every step
+        that runs the same node (a loop revisits a node; only the forked visit changes)."""
+        step = self.overrides.get(self.sequence_id, {}) if self.sequence_id is not None else {}
+        return {field: o for field, o in step.items() if o.node == node}
 
 
 class NodeAction(SingleStepAction):
@@ -116,31 +121,33 @@ class NodeAction(SingleStepAction):
                 output = run_tool(self.spec, view, self.ctx, record)
         finally:
             record.latency_ms = round((time.perf_counter() - started) * 1000, 3)
+        problem = unstorable_reason(output)
+        if problem:
+            raise NodeFailure(f"the output {problem}", raw=storable_text(repr(output))[:20000])
         record.output = output
         record.output_sha256 = content_sha256(output)
         return {"telemetry": record}, state.update(**{self.spec.name: output})
 
 
 def run_llm(spec: LLMNode, view: dict, ctx: RunContext, record: StepRecord) -> Any:
-    override = ctx.override_for(spec.name)
+    overrides = ctx.overrides_for(spec.name)
     messages = [
         {"role": "system", "content": spec.system},
         {"role": "user", "content": spec.prompt(view)},
     ]
-    model, temperature = ctx.model, ctx.temperature
-    if override and override.field == "prompt":
-        messages[1]["content"] = override.value
-    elif override and override.field == "model":
-        model = override.value
-    elif override and override.field == "temperature":
-        temperature = float(override.value)
+    if "prompt" in overrides:
+        messages[1]["content"] = overrides["prompt"].value
+    model = overrides["model"].value if "model" in overrides else ctx.model
+    temperature = float(
+        overrides["temperature"].value if "temperature" in overrides else ctx.temperature
+    )
     record.inputs = dict(view)
     record.prompt = messages
     record.model_requested = model
     record.temperature = temperature
-    if override and override.field == "output":
+    if "output" in overrides:
         record.cache_source = "override"
-        return override.value
+        return overrides["output"].value
 
     request = {
         "model": model,
@@ -196,6 +203,9 @@ def _call_llm(
         note = "provider rejected response_format; retried once without it"
         record.cache_note = f"{record.cache_note}; {note}" if record.cache_note else note
     output = _parse(spec, response.content, record)  # errors are never cached: parse first
+    problem = unstorable_reason(output)
+    if problem:
+        raise NodeFailure(f"the model output {problem}", raw=storable_text(response.content))
     cache.put_llm(
         key=record.cache_key,
         occurrence=occurrence,
@@ -222,15 +232,16 @@ def _parse(spec: LLMNode, content: str, record: StepRecord) -> Any:
 
 
 def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) -> Any:
-    override = ctx.override_for(spec.name)
+    overrides = ctx.overrides_for(spec.name)
     args = dict(spec.args(view))
-    if override and override.field.startswith("args."):
-        args[override.field.removeprefix("args.")] = override.value
+    for name, override in overrides.items():
+        if name.startswith("args."):
+            args[name.removeprefix("args.")] = override.value
     data = {name: _file_sha256(ctx.data_dir / name) for name in spec.data_files}
     record.inputs = {"args": args, "data_sha256": data}
-    if override and override.field == "output":
+    if "output" in overrides:
         record.cache_source = "override"
-        output = override.value
+        output = overrides["output"].value
     else:
         key = tool_cache_key(spec.name, spec.version, {"args": args, "data": data})
         record.cache_key = key

@@ -27,3 +27,25 @@ class NodeFailure(RewindError):
     def __init__(self, message: str, *, raw: str = "") -> None:
         super().__init__(message)
         self.raw = raw
+
+
+def storable_text(text: str) -> str:
+    """``text`` made safe for any database: NUL characters and lone surrogates (which
+    PostgreSQL or UTF-8 refuse) are written as visible escapes, so raw model output can
+    always be kept for inspection."""
+    text = text.replace("\x00", "\\x00")
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def unstorable_reason(value: object) -> str | None:
+    """Why ``value`` (a parsed output) cannot be stored as JSON alike on every database."""
+    from runs.engine.hashing import canonical_json
+
+    text = canonical_json(value)
+    if "\\u0000" in text or "\x00" in text:
+        return "contains NUL characters"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "contains text that is not valid Unicode"
+    return None

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
-from runs.engine.errors import OverrideError
+from runs.engine.errors import NodeFailure, OverrideError
 from runs.engine.hashing import canonical_json
 from runs.engine.pipeline import LLMNode, NodeSpec
 
 if TYPE_CHECKING:
-    from runs.models import Node
+    from runs.models import Node, Run
 
 MAX_TEMPERATURE = 2.0
 
@@ -36,6 +36,27 @@ class Override:
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> Override | None:
         return None if not data else cls(data["node"], data["field"], data["value"])
+
+
+def effective_overrides(run: Run) -> dict[int, dict[str, Override]]:
+    """Every override a run's re-executed steps must apply, by sequence id and field.
+
+    A fork inherits everything of its parent except its own one change — the parent's own
+    override included. So besides the run's own override, each ancestor's override applies
+    when its step is re-executed here (at or after this run's fork point); the nearest run
+    wins for the same step and field. Without this, an unchanged replay of a fork that
+    changed ``analyse`` would re-run ``analyse`` unchanged and reproduce the grandparent.
+    """
+    found: dict[int, dict[str, Override]] = {}
+    start = run.fork_sequence_id if run.fork_sequence_id is not None else 0
+    current: Run | None = run
+    while current is not None:
+        override = Override.from_json(current.override)
+        seq = current.fork_sequence_id
+        if override is not None and seq is not None and seq >= start:
+            found.setdefault(seq, {}).setdefault(override.field, override)
+        current = current.parent
+    return found
 
 
 def user_prompt(messages: list[dict] | None) -> str:
@@ -76,7 +97,14 @@ def parse_override(
     if from_text and not isinstance(raw, str):
         raise OverrideError(f"{field}: expected text")
     value = _typed(field, raw, fields[field], from_text=from_text)
-    _check_clean(field, value)
+    check_clean(field, value)
+    if field == "output" and isinstance(spec, LLMNode):
+        # The value stands in for what the model said: it must be something the node's own
+        # parser accepts, or the failure would surface later, somewhere else.
+        try:
+            spec.parse(canonical_json(value))
+        except NodeFailure as exc:
+            raise OverrideError(f"output: {exc}") from None
     size = len(canonical_json(value).encode("utf-8"))
     if size > settings.REWIND_OVERRIDE_MAX_BYTES:
         raise OverrideError(
@@ -110,7 +138,7 @@ def _temperature(raw: Any) -> float:
         raise OverrideError(f"temperature: expected a number, got {raw!r}") from None
     if not 0.0 <= value <= MAX_TEMPERATURE:  # also rejects nan
         raise OverrideError(f"temperature: must be between 0 and {MAX_TEMPERATURE}, got {raw!r}")
-    return value
+    return value + 0.0  # -0.0 becomes 0.0: one temperature, one cache key
 
 
 def _json_value(field: str, raw: str) -> Any:
@@ -154,17 +182,22 @@ def _check_type(field: str, value: Any, current: Any) -> Any:
     return value
 
 
-def _check_clean(field: str, value: Any) -> None:
-    """NUL bytes cannot be stored by PostgreSQL's JSON and are never meaningful input."""
+def check_clean(field: str, value: Any) -> None:
+    """Refuse text no database can store alike: NUL characters (PostgreSQL rejects them in
+    text and JSON) and lone surrogates (not encodable as UTF-8)."""
     if isinstance(value, str):
         if "\x00" in value:
-            raise OverrideError(f"{field}: NUL bytes are not allowed")
+            raise OverrideError(f"{field}: NUL characters are not allowed")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise OverrideError(f"{field}: the text is not valid Unicode") from None
     elif isinstance(value, dict):
         for key, item in value.items():
-            _check_clean(field, key)
-            _check_clean(field, item)
+            check_clean(field, key)
+            check_clean(field, item)
     elif isinstance(value, list):
         for item in value:
-            _check_clean(field, item)
+            check_clean(field, item)
     elif isinstance(value, float) and not math.isfinite(value):
         raise OverrideError(f"{field}: numbers must be finite")

@@ -6,12 +6,12 @@ from typing import Any
 
 from burr.core import State
 from burr.core.action import Action
-from burr.lifecycle import PostRunStepHook
+from burr.lifecycle import PostRunStepHook, PreRunStepHook
 from django.db import transaction
 from django.utils import timezone
 
 from runs.engine.actions import RunContext, StepRecord
-from runs.engine.errors import NodeFailure
+from runs.engine.errors import NodeFailure, storable_text
 from runs.engine.persister import DjangoPersister
 from runs.models import Edge, Node, Run
 
@@ -22,10 +22,14 @@ def failure_message(exception: BaseException) -> str:
     return f"{type(exception).__name__}: {exception}"
 
 
-class StepRecorder(PostRunStepHook):
+class StepRecorder(PreRunStepHook, PostRunStepHook):
     def __init__(self, ctx: RunContext, persister: DjangoPersister) -> None:
         self.ctx = ctx
         self.persister = persister
+
+    def pre_run_step(self, *, sequence_id: int, **future_kwargs: Any) -> None:
+        # Overrides apply to one step, found by its sequence id.
+        self.ctx.sequence_id = sequence_id
 
     def post_run_step(
         self,
@@ -49,6 +53,7 @@ class StepRecorder(PostRunStepHook):
             record.output, record.output_sha256 = None, ""
             if isinstance(exception, NodeFailure) and exception.raw and not record.raw_output:
                 record.raw_output = exception.raw
+        record.raw_output = storable_text(record.raw_output)
         with transaction.atomic():
             self.persister.save(
                 partition_key,
@@ -65,7 +70,7 @@ class StepRecorder(PostRunStepHook):
                 status=Node.Status.FAILED if failed else Node.Status.COMPLETED,
                 src_run_id=self.ctx.run_id,
                 src_sequence_id=sequence_id,
-                error=failure_message(exception) if failed else "",
+                error=storable_text(failure_message(exception)) if failed else "",
                 **record.node_fields(),
             )
             if self.ctx.previous_node is not None:

@@ -22,7 +22,14 @@ from runs.engine.actions import NodeAction, RunContext
 from runs.engine.dirty import dirty_set
 from runs.engine.errors import ForkError, NodeFailure, OverrideError, RewindError
 from runs.engine.hashing import trajectory_sha256
-from runs.engine.overrides import Override, _like, _temperature, parse_override
+from runs.engine.overrides import (
+    Override,
+    _like,
+    _temperature,
+    check_clean,
+    effective_overrides,
+    parse_override,
+)
 from runs.engine.persister import PARTITION_KEY, DjangoPersister
 from runs.engine.pipeline import Pipeline, get_pipeline
 from runs.engine.providers.config import current_config
@@ -43,6 +50,7 @@ def _inputs(pipeline: Pipeline, given: dict[str, Any], *, from_text: bool) -> di
     for name, value in given.items():
         try:
             merged[name] = _like(name, value, pipeline.inputs[name]) if from_text else value
+            check_clean(name, merged[name])
         except OverrideError as exc:
             raise RewindError(f"input {exc}") from None
     return merged
@@ -245,7 +253,7 @@ def _context(run: Run) -> RunContext:
     return RunContext(
         run_id=run.pk,
         pipeline=pipeline,
-        override=Override.from_json(run.override),
+        overrides=effective_overrides(run),
         live=run.mode == Run.Mode.LIVE,
         model=run.provider.get("model") or current_config().model,
         temperature=float(run.provider.get("temperature", 0.0)),

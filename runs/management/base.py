@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
@@ -37,17 +36,17 @@ class RewindCommand(BaseCommand):
     def progress(self, total: int | None = None):
         """A callback for ``execute_run(on_step=…)`` that prints each finished step on a
         terminal (stderr), and stays silent when output goes to a pipe or a file."""
-        if not sys.stderr.isatty():
+        if not self.stderr.isatty():
             return None
 
         def report(node: Node) -> None:
             of = f"/{total}" if total else ""
             mark = "✓" if node.status == Node.Status.COMPLETED else "✗"
-            sys.stderr.write(
+            self.stderr.write(
                 f"  {mark} step {node.sequence_id + 1}{of} {node.name:<10} {node.cache_source:<12} "
-                f"{node.total_tokens:>6} tokens  {node.latency_ms:>8.1f} ms\n"
+                f"{node.total_tokens:>6} tokens  {node.latency_ms:>8.1f} ms"
             )
-            sys.stderr.flush()
+            self.stderr.flush()
 
         return report
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -42,6 +43,17 @@ def redact(text: str, secret: str | None) -> str:
     if not text or not secret or len(secret) < 4:
         return text
     return text.replace(secret, "[redacted]")
+
+
+def strip_credentials(url: str) -> str:
+    """A base URL may carry ``user:password@``; messages and snapshots get it without."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 def _one_line(text: str) -> str:
@@ -231,7 +243,10 @@ class ChatClient:
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        # What messages name: the URL without any user:password it may carry.
+        self.display_url = strip_credentials(self.base_url)
         self._api_key = api_key or None
+        self._url_password = urlsplit(self.base_url).password
         self.timeout = timeout
         if transport is None and self.base_url.startswith("simulator://"):
             from .simulator import Simulator  # lazy: the client must not need the simulator
@@ -240,11 +255,11 @@ class ChatClient:
         self._transport = transport
 
     def __repr__(self) -> str:  # never show the key, only whether there is one
-        return f"ChatClient({self.base_url!r}, api_key={'set' if self._api_key else 'unset'})"
+        return f"ChatClient({self.display_url!r}, api_key={'set' if self._api_key else 'unset'})"
 
     @property
     def url(self) -> str:
-        return f"{self.base_url}/chat/completions"
+        return f"{self.display_url}/chat/completions"
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         """Send one completion; apply the single allowed ``response_format`` retry."""
@@ -260,6 +275,9 @@ class ChatClient:
         return self._parse(response, request.model, dropped=False)
 
     # -- internals -----------------------------------------------------------------
+
+    def _scrub(self, text: str) -> str:
+        return redact(redact(text, self._api_key), self._url_password)
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -277,11 +295,11 @@ class ChatClient:
         except httpx.TransportError as exc:
             reason = _transport_reason(exc, self.timeout)
             raise TransportError(
-                redact(f"cannot reach {self.base_url}: {reason}", self._api_key)
+                self._scrub(f"cannot reach {self.display_url}: {reason}")
             ) from None
         except httpx.InvalidURL as exc:
             raise TransportError(
-                redact(f"cannot reach {self.base_url}: invalid URL ({exc})", self._api_key)
+                self._scrub(f"cannot reach {self.display_url}: invalid URL ({exc})")
             ) from None
         return response.status_code, response
 
@@ -298,7 +316,7 @@ class ChatClient:
         if not response.is_success:
             detail = _error_detail(response)
             raise ProviderError(
-                redact(f"HTTP {response.status_code} from {self.base_url}: {detail}", key),
+                redact(f"HTTP {response.status_code} from {self.display_url}: {detail}", key),
                 response.status_code,
             )
         text = response.text
@@ -308,7 +326,7 @@ class ChatClient:
             raise ProviderError(
                 redact(
                     f"provider answered with a body that is not JSON "
-                    f"(HTTP {response.status_code} from {self.base_url})",
+                    f"(HTTP {response.status_code} from {self.display_url})",
                     key,
                 ),
                 response.status_code,

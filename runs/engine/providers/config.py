@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
 
 from runs.engine.errors import RewindError
-from runs.engine.providers.client import PRESETS, ChatClient
+from runs.engine.providers.client import PRESETS, ChatClient, strip_credentials
 from runs.engine.providers.simulator import SIMULATOR_BASE_URL, SIMULATOR_MODEL, Simulator
 
 KEY_VARIABLES = ("REWIND_API_KEY", "OPENAI_API_KEY")
@@ -29,17 +28,6 @@ def api_key() -> str | None:
         if value:
             return value
     return None
-
-
-def strip_credentials(url: str) -> str:
-    """A base URL may carry ``user:password@``; snapshots and pages get it without."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,14 @@
 from __future__ import annotations
 
-import sys
 from datetime import timedelta
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
-from django.db import close_old_connections
+from django.db import close_old_connections, connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime, parse_duration
 
+from runs.engine.pipeline import get_pipeline
 from runs.engine.runner import create_replay, execute_run, replay_verdict
 from runs.management.base import RewindCommand
 from runs.models import Run
@@ -17,14 +17,17 @@ from runs.models import Run
 def parse_since(value: str):
     """``7d``, ``12h``, ``30m`` or an ISO date/time."""
     units = {"d": "days", "h": "hours", "m": "minutes"}
-    if value[-1:] in units and value[:-1].isdigit():
-        return timezone.now() - timedelta(**{units[value[-1]]: int(value[:-1])})
-    moment = parse_datetime(value) or parse_datetime(f"{value}T00:00:00")
-    if moment is None:
-        duration = parse_duration(value)
-        if duration is None:
-            raise CommandError(f"--since takes 7d, 12h, 30m or an ISO date, got {value!r}")
-        return timezone.now() - duration
+    try:
+        if value[-1:] in units and value[:-1].isdigit():
+            return timezone.now() - timedelta(**{units[value[-1]]: int(value[:-1])})
+        moment = parse_datetime(value) or parse_datetime(f"{value}T00:00:00")
+        if moment is None:
+            duration = parse_duration(value)
+            if duration is None:
+                raise ValueError(value)
+            return timezone.now() - duration
+    except (ValueError, OverflowError):
+        raise CommandError(f"--since takes 7d, 12h, 30m or an ISO date, got {value!r}") from None
     return moment if timezone.is_aware(moment) else timezone.make_aware(moment)
 
 
@@ -47,12 +50,16 @@ class Command(RewindCommand):
         if options["runs"]:
             runs = [self.get_run(value) for value in options["runs"]]
         elif options["all"] or options["pipeline"] or options["since"]:
+            if options["pipeline"]:
+                get_pipeline(options["pipeline"])  # a typo is an error, not "0/0 identical"
             query = Run.objects.filter(status=Run.Status.COMPLETED)
             if options["pipeline"]:
                 query = query.filter(pipeline=options["pipeline"])
             if options["since"]:
                 query = query.filter(created_at__gte=parse_since(options["since"]))
             runs = list(query.order_by("id"))
+            if not runs:
+                raise CommandError("no completed run matches; nothing to replay")
         else:
             raise CommandError("give run ids, --all, --pipeline or --since")
         not_done = [r.pk for r in runs if r.status != Run.Status.COMPLETED]
@@ -68,22 +75,24 @@ class Command(RewindCommand):
         runs = self.select(options)
         results: list[dict[str, Any]] = []
         interrupted = False
-        tty = sys.stderr.isatty()
+        tty = self.stderr.isatty()
         try:
             for index, run in enumerate(runs, start=1):
                 results.append(self.replay_one(run))
-                close_old_connections()
+                if not connection.in_atomic_block:  # a long batch: drop stale connections
+                    close_old_connections()
                 if tty:
                     done = int(24 * index / len(runs))
-                    sys.stderr.write(
+                    self.stderr.write(
                         f"\r[{'#' * done}{'.' * (24 - done)}] {index}/{len(runs)} "
-                        f"run {run.pk}: {results[-1]['verdict']}   "
+                        f"run {run.pk}: {results[-1]['verdict']}   ",
+                        ending="",
                     )
-                    sys.stderr.flush()
+                    self.stderr.flush()
         except KeyboardInterrupt:
             interrupted = True
         if tty and runs:
-            sys.stderr.write("\n")
+            self.stderr.write("")
         if options["json"]:
             self.print_json(
                 {"results": results, "interrupted": interrupted, "requested": len(runs)}

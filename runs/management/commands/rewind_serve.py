@@ -11,14 +11,20 @@ from runs.management.base import RewindCommand
 
 
 def port_is_free(host: str, port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+    """True if ``host:port`` can be bound now. A host that cannot be bound at all is a
+    CommandError naming it, not a traceback."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except socket.gaierror:
+        raise CommandError(f"--host {host!r} is not an address this machine can resolve") from None
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, port))
         except OSError as exc:
             if exc.errno in (errno.EADDRINUSE, errno.EACCES):
                 return False
-            raise
+            raise CommandError(f"cannot bind --host {host!r}: {exc.strerror}") from None
     return True
 
 
@@ -46,7 +52,9 @@ class Command(RewindCommand):
         warnings.filterwarnings("ignore", message="StreamingHttpResponse must consume synchronous")
 
         host = options["host"]
-        port = options["port"] or env_int("REWIND_PORT", 8000, minimum=1, maximum=65535)
+        port = options["port"]
+        if port is None:
+            port = env_int("REWIND_PORT", 8000, minimum=1, maximum=65535)
         if not 0 < port < 65536:
             raise CommandError(f"--port must be between 1 and 65535, got {port}")
         if not port_is_free(host, port):
