@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "django_tasks_db",
     "runs",
 ]
 
@@ -55,6 +56,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Every page needs a signed-in user; health and login opt out with @login_not_required.
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -113,6 +116,17 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/runs/"
+LOGOUT_REDIRECT_URL = "/login/"
+
+# Runs and forks execute in the background through Django's Tasks framework. The database
+# backend needs nothing installed and works the same on SQLite and PostgreSQL; workers are
+# `manage.py db_worker` processes, on this machine or any other sharing the database.
+TASKS = {
+    "default": {
+        "BACKEND": env_str("REWIND_TASKS_BACKEND", "django_tasks_db.DatabaseBackend"),
+        "QUEUES": ["default"],
+    }
+}
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -212,3 +212,26 @@ class BurrState(models.Model):
 
     def __str__(self) -> str:
         return f"app {self.app_id} step {self.sequence_id} ({self.position}, {self.status})"
+
+
+class ProviderSettings(models.Model):
+    """Provider defaults saved from the settings page; blank fields fall back to the
+    environment. One row. The API key is never here: it only ever comes from the environment."""
+
+    preset = models.CharField(max_length=20, blank=True)
+    base_url = models.CharField(max_length=500, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    temperature = models.FloatField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    updated_by = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        verbose_name = "provider settings"
+        verbose_name_plural = "provider settings"
+
+    def __str__(self) -> str:
+        return "provider settings"
+
+    @classmethod
+    def load(cls) -> ProviderSettings:
+        return cls.objects.filter(pk=1).first() or cls(pk=1)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_not_required
 from django.urls import path
 from django.views.generic import RedirectView
 
@@ -7,7 +9,23 @@ from runs import views
 
 urlpatterns = [
     path("", RedirectView.as_view(url="/runs/", permanent=False)),
+    path(
+        "login/",
+        login_not_required(auth_views.LoginView.as_view(template_name="registration/login.html")),
+        name="login",
+    ),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("runs/", views.run_list, name="run-list"),
+    path("runs/new/", views.run_create, name="run-create"),
+    path("runs/<int:run_id>/", views.run_detail, name="run-detail"),
+    path("runs/<int:run_id>/status/", views.run_status, name="run-status"),
+    path("runs/<int:run_id>/events/", views.run_events, name="run-events"),
+    path("runs/<int:run_id>/artifact/", views.run_artifact, name="run-artifact"),
+    path("runs/<int:run_id>/replay/", views.run_replay, name="run-replay"),
+    path("runs/<int:run_id>/nodes/<int:sequence_id>/", views.node_detail, name="node-detail"),
+    path("runs/<int:run_id>/nodes/<int:sequence_id>/fork/", views.node_fork, name="node-fork"),
+    path("compare/<int:run_a>/<int:run_b>/", views.compare, name="compare"),
+    path("settings/", views.provider_settings, name="settings"),
     path("api/health", views.health, name="health"),
     path("api/runs/<int:run_id>", views.api_run, name="api-run"),
 ]

@@ -1,38 +1,403 @@
-"""Thin views: look the run up, hand it to the engine, render. No engine logic here."""
+"""Thin views: look things up, hand them to the engine or a form, render.
+
+Pages are server-rendered; live regions are inline partials of the page template, answered
+with ``template#partial`` so the first render and every update share one fragment.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from urllib.parse import urlencode
+
+from asgiref.sync import sync_to_async
+from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseForbidden,
+    JsonResponse,
+    StreamingHttpResponse,
+)
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect, HttpResponseStopPolling
 
+from runs.engine.diff import diff_runs
+from runs.engine.errors import PipelineError, RewindError
+from runs.engine.pipeline import get_pipeline, pipeline_names
+from runs.engine.providers.config import ProviderConfigError, api_key, current_config
 from runs.engine.report import run_json
-from runs.models import Run
+from runs.engine.runner import change_preview, create_fork, create_replay
+from runs.forms import CompareForm, ForkForm, NewRunForm, RunFilterForm, SettingsForm
+from runs.models import Node, ProviderSettings, Run
+from runs.presenters import (
+    CACHE_SOURCE_HELP,
+    artifact_file,
+    artifact_text,
+    pretty_json,
+    render_markdown,
+    summarise,
+)
+from runs.tasks import enqueue_run
 
-RUNS_PER_PAGE = 50
+RUNS_PER_PAGE = 25
+SSE_POLL_SECONDS = 0.5
+SSE_MAX_SECONDS = 600  # a stream ends after this; the browser reconnects (EventSource does)
+
+
+# --- access helpers --------------------------------------------------------------------------
 
 
 def _get_run(run_id: int) -> Run:
     try:
-        return Run.objects.get(pk=run_id)
+        return Run.objects.select_related("parent").get(pk=run_id)
     except Run.DoesNotExist:
         raise Http404(f"no run {run_id}") from None
 
 
+def _get_node(run: Run, sequence_id: int) -> Node:
+    try:
+        return run.nodes.select_related("src_run").get(sequence_id=sequence_id)
+    except Node.DoesNotExist:
+        raise Http404(f"run {run.pk} has no step {sequence_id}") from None
+
+
+def _partial(request: HttpRequest, template: str, partial: str, context: dict) -> HttpResponse:
+    """The whole page, or only ``partial`` when htmx asks for it."""
+    name = f"{template}#{partial}" if request.htmx else template
+    return render(request, name, context)
+
+
+def _go(request: HttpRequest, url: str) -> HttpResponse:
+    """Navigate after a POST: htmx gets a client redirect, a plain form a 303."""
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+# --- public endpoints ------------------------------------------------------------------------
+
+
+@login_not_required
 @require_GET
 def health(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"service": "rewind", "status": "ok"})
 
 
+@login_not_required
 @require_GET
 def api_run(request: HttpRequest, run_id: int) -> JsonResponse:
+    # JSON clients get a 401 rather than a redirect to an HTML login page.
+    if not request.user.is_authenticated:
+        return JsonResponse({"error": "sign in first"}, status=401)
     return JsonResponse(run_json(_get_run(run_id)), json_dumps_params={"ensure_ascii": False})
+
+
+# --- runs ------------------------------------------------------------------------------------
+
+
+def _lineage(roots: list[Run]) -> list[tuple[Run, int]]:
+    """Roots with their forks beneath them, depth-first: one query for every descendant."""
+    by_parent: dict[int, list[Run]] = {}
+    descendants = Run.objects.filter(root_id__in=[r.pk for r in roots]).exclude(
+        pk__in=[r.pk for r in roots]
+    )
+    for run in descendants.order_by("created_at", "id"):
+        by_parent.setdefault(run.parent_id, []).append(run)
+    rows: list[tuple[Run, int]] = []
+
+    def walk(run: Run, depth: int) -> None:
+        rows.append((run, depth))
+        for child in by_parent.get(run.pk, []):
+            walk(child, depth + 1)
+
+    for root in roots:
+        walk(root, 0)
+    return rows
 
 
 @require_GET
 def run_list(request: HttpRequest) -> HttpResponse:
-    page = Paginator(Run.objects.order_by("-created_at", "-id"), RUNS_PER_PAGE).get_page(
-        request.GET.get("page")
+    filters = RunFilterForm(request.GET)
+    if not filters.is_valid():
+        return HttpResponseBadRequest("bad filter: " + filters.errors.as_text())
+    pipeline, status = filters.cleaned_data["pipeline"], filters.cleaned_data["status"]
+    runs = Run.objects.order_by("-created_at", "-id")
+    if pipeline:
+        runs = runs.filter(pipeline=pipeline)
+    # Unfiltered: a lineage tree of roots. With a status filter the matches are listed flat,
+    # each naming its parent, since a tree of partial lineages would mislead.
+    flat = bool(status)
+    runs = runs.filter(status=status) if flat else runs.filter(parent__isnull=True)
+    page = Paginator(runs, RUNS_PER_PAGE).get_page(filters.cleaned_data["page"])
+    rows = [(r, 0) for r in page.object_list] if flat else _lineage(list(page.object_list))
+    context = {
+        "page": page,
+        "rows": rows,
+        "filters": filters,
+        "pipelines": pipeline_names(),
+        "statuses": Run.Status.choices,
+        "new_run_form": NewRunForm(),
+        "query": _filter_query(pipeline, status),
+    }
+    return _partial(request, "runs/run_list.html", "run-table", context)
+
+
+def _filter_query(pipeline: str, status: str) -> str:
+    """The active filters as a query string, for the pagination links."""
+    return urlencode({k: v for k, v in (("pipeline", pipeline), ("status", status)) if v})
+
+
+@require_POST
+def run_create(request: HttpRequest) -> HttpResponse:
+    form = NewRunForm(request.POST)
+    if form.is_valid():
+        try:
+            run = form.create()
+        except RewindError:
+            pass
+        else:
+            enqueue_run(run)
+            return _go(request, reverse("run-detail", args=[run.pk]))
+    context = {"new_run_form": form, "pipelines": pipeline_names()}
+    return render(request, "runs/run_list.html#new-run", context, status=400)
+
+
+def _run_context(run: Run) -> dict:
+    nodes = list(run.nodes.order_by("sequence_id"))
+    summary = summarise(run, nodes)
+    text = artifact_text(run) if run.is_finished else None
+    return {
+        "run": run,
+        "summary": summary,
+        "cache_help": CACHE_SOURCE_HELP,
+        "artifact_html": render_markdown(text) if text is not None else None,
+    }
+
+
+@require_GET
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    return render(request, "runs/run_detail.html", _run_context(_get_run(run_id)))
+
+
+@require_GET
+def run_status(request: HttpRequest, run_id: int) -> HttpResponse:
+    """The live region, for the polling fallback; 286 stops polling once the run ended."""
+    run = _get_run(run_id)
+    response = render(request, "runs/run_detail.html#run-live", _run_context(run))
+    if run.is_finished:
+        response.status_code = HttpResponseStopPolling.status_code
+    return response
+
+
+def _live_fragment(run_id: int) -> tuple[str, bool]:
+    run = _get_run(run_id)
+    html = render_to_string("runs/run_detail.html#run-live", _run_context(run))
+    return html, run.is_finished
+
+
+@require_GET
+async def run_events(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Server-sent events: the live region each time it changes, then ``done``.
+
+    An async generator holds no thread while it waits, so many watchers cost little.
+    """
+    user = await request.auser()
+    if not user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    await sync_to_async(_get_run)(run_id)  # 404 before the stream starts
+
+    async def stream() -> AsyncIterator[str]:
+        last, started = None, time.monotonic()
+        while time.monotonic() - started < SSE_MAX_SECONDS:
+            html, finished = await sync_to_async(_live_fragment)(run_id)
+            if html != last:
+                data = "\n".join(f"data: {line}" for line in html.splitlines())
+                yield f"event: status\n{data}\n\n"
+                last = html
+            if finished:
+                yield "event: done\ndata: done\n\n"
+                return
+            await asyncio.sleep(SSE_POLL_SECONDS)
+
+    response = StreamingHttpResponse(stream(), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+@require_GET
+def run_artifact(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = _get_run(run_id)
+    path = artifact_file(run) if run.artifact_sha256 else None
+    if path is None:
+        raise Http404(f"run {run.pk} has no artifact")
+    return FileResponse(
+        path.open("rb"),
+        as_attachment=True,
+        filename=f"rewind-run-{run.pk}.md",
+        content_type="text/markdown",
     )
-    return render(request, "runs/run_list.html", {"page": page})
+
+
+# --- nodes and forks -------------------------------------------------------------------------
+
+
+@require_GET
+def node_detail(request: HttpRequest, run_id: int, sequence_id: int) -> HttpResponse:
+    run = _get_run(run_id)
+    node = _get_node(run, sequence_id)
+    context = {
+        "run": run,
+        "node": node,
+        "cache_help": CACHE_SOURCE_HELP.get(node.cache_source, ""),
+        "inputs_json": pretty_json(node.inputs),
+        "output_json": pretty_json(node.output),
+        "raw_json": pretty_json(
+            {
+                "inputs": node.inputs,
+                "prompt": node.prompt,
+                "output": node.output,
+                "output_sha256": node.output_sha256,
+                "cache_key": node.cache_key,
+                "cache_source": node.cache_source,
+                "model_requested": node.model_requested,
+                "model_answered": node.model_answered,
+                "temperature": node.temperature,
+                "tokens": [node.prompt_tokens, node.completion_tokens, node.total_tokens],
+            }
+        ),
+    }
+    return _partial(request, "runs/node_detail.html", "inspector", context)
+
+
+def _fork_spec(run: Run, node: Node):
+    try:
+        return get_pipeline(run.pipeline).node(node.name)
+    except PipelineError as exc:
+        raise Http404(str(exc)) from None
+
+
+@require_http_methods(["GET", "POST"])
+def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpResponse:
+    run = _get_run(run_id)
+    node = _get_node(run, sequence_id)
+    spec = _fork_spec(run, node)
+    form = ForkForm(spec, node, request.POST or None)
+    error, status = None, 200
+    if request.method == "POST":
+        status = 400
+        if "replay" in request.POST or (form.is_valid() and form.override is None):
+            override = None
+        elif form.is_valid():
+            override = form.override
+        else:
+            override = False  # the form shows its own errors
+        if override is not False:
+            try:
+                fork = create_fork(
+                    run,
+                    str(node.sequence_id),
+                    override.field if override else None,
+                    override.value if override else None,
+                    from_text=False,
+                )
+            except RewindError as exc:
+                error = str(exc)  # e.g. the run is still running: nothing was written
+            else:
+                enqueue_run(fork)
+                return _go(request, reverse("run-detail", args=[fork.pk]))
+    try:
+        preview = change_preview(run, node) if run.is_finished else None
+    except RewindError:
+        preview = None
+    context = {"run": run, "node": node, "form": form, "error": error, "preview": preview}
+    template = "runs/node_fork.html#fork-editor" if request.htmx else "runs/node_fork.html"
+    return render(request, template, context, status=status)
+
+
+@require_POST
+def run_replay(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = _get_run(run_id)
+    try:
+        replay = create_replay(run)
+    except RewindError as exc:
+        return HttpResponseBadRequest(str(exc))
+    enqueue_run(replay)
+    return _go(request, reverse("run-detail", args=[replay.pk]))
+
+
+# --- compare ---------------------------------------------------------------------------------
+
+
+@require_GET
+def compare(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
+    form = CompareForm(request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest("bad parameter: " + form.errors.as_text())
+    a, b = _get_run(run_a), _get_run(run_b)
+    result = diff_runs(a, b)
+    only_different = form.cleaned_data["only"] == "different"
+    changes = [c for c in result["changes"] if not (only_different and c["same"])]
+    identical = result["first_divergence"] is None and not result["artifact"]["differs"]
+    context = {
+        "a": a,
+        "b": b,
+        "result": result,
+        "changes": changes,
+        "only_different": only_different,
+        "identical": identical and result["trajectory_equal"],
+        "node_count": len(result["nodes"]),
+        "text_a": artifact_text(a) or "",
+        "text_b": artifact_text(b) or "",
+    }
+    return _partial(request, "runs/compare.html", "diff", context)
+
+
+# --- settings --------------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def provider_settings(request: HttpRequest) -> HttpResponse:
+    saved = ProviderSettings.load()
+    if request.method == "POST":
+        if not request.user.is_staff:
+            return HttpResponseForbidden("only staff may change settings")
+        form = SettingsForm(request.POST)
+        if form.is_valid():
+            for name in ("preset", "base_url", "model", "temperature"):
+                setattr(saved, name, form.cleaned_data[name])
+            saved.updated_by = request.user.get_username()
+            saved.save()
+            return _go(request, reverse("settings"))
+        status = 400
+    else:
+        form = SettingsForm(
+            initial={
+                "preset": saved.preset,
+                "base_url": saved.base_url,
+                "model": saved.model,
+                "temperature": saved.temperature,
+            }
+        )
+        status = 200
+    try:
+        config, config_error = current_config(), None
+    except ProviderConfigError as exc:
+        config, config_error = None, str(exc)
+    context = {
+        "form": form,
+        "config": config,
+        "config_error": config_error,
+        "has_key": api_key() is not None,
+        "saved": saved,
+        "can_edit": request.user.is_staff,
+    }
+    return render(request, "runs/settings.html", context, status=status)

@@ -352,3 +352,11 @@ def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
     identical = result["trajectory_equal"] and result["artifact_equal"] and tokens == 0 and not live
     result["verdict"] = "identical" if identical else "diverged"
     return result
+
+
+def change_preview(source: Run, target: Node) -> dict[str, Any]:
+    """The dirty set of changing any input of ``target`` (not its output): which steps would
+    re-execute live and the projected tokens — what the fork editor shows before a fork."""
+    steps = list(source.nodes.order_by("sequence_id"))
+    placeholder = Override(target.name, "input", None)
+    return dirty_set(get_pipeline(source.pipeline), steps, target, placeholder)

@@ -58,8 +58,16 @@ class ProviderConfig:
 
 
 def current_config() -> ProviderConfig:
-    preset = settings.REWIND_LLM_PRESET.lower()
-    base_url = settings.REWIND_LLM_BASE_URL
+    """The endpoint in force: what the settings page saved, else the environment."""
+    from runs.models import ProviderSettings  # the engine reads it; models import nothing here
+
+    saved = ProviderSettings.load()
+    preset = (saved.preset or settings.REWIND_LLM_PRESET).lower()
+    base_url = saved.base_url or settings.REWIND_LLM_BASE_URL
+    model_default = saved.model or settings.REWIND_LLM_MODEL
+    temperature = (
+        saved.temperature if saved.temperature is not None else settings.REWIND_LLM_TEMPERATURE
+    )
     if preset and preset not in PRESETS and preset not in {"simulator", "custom"}:
         raise ProviderConfigError(
             f"unknown REWIND_LLM_PRESET {preset!r}; choose simulator, custom or "
@@ -73,7 +81,7 @@ def current_config() -> ProviderConfig:
         preset, base_url = "simulator", SIMULATOR_BASE_URL
     elif not preset or preset == "simulator":
         preset = next((name for name, url in PRESETS.items() if url == base_url), "custom")
-    model = settings.REWIND_LLM_MODEL or (SIMULATOR_MODEL if preset == "simulator" else "")
+    model = model_default or (SIMULATOR_MODEL if preset == "simulator" else "")
     if not model:
         raise ProviderConfigError(
             f"set REWIND_LLM_MODEL: the {preset} provider has no default model"
@@ -82,7 +90,7 @@ def current_config() -> ProviderConfig:
         preset=preset,
         base_url=base_url,
         model=model,
-        temperature=settings.REWIND_LLM_TEMPERATURE,
+        temperature=temperature,
         timeout=settings.REWIND_LLM_TIMEOUT,
     )
 

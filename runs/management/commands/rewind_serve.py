@@ -1,9 +1,14 @@
 from __future__ import annotations
 
 import errno
+import secrets
+import signal
 import socket
+import subprocess
+import sys
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import CommandError, CommandParser
 
 from rewind_site.env import env_int
@@ -28,8 +33,45 @@ def port_is_free(host: str, port: int) -> bool:
     return True
 
 
+def ensure_local_user(stdout) -> None:
+    """On first start, make a local staff user with a random password and say how to sign in.
+    The password is printed once and never stored in clear; no two installs share one."""
+    from django.contrib.auth import get_user_model
+
+    users = get_user_model()
+    if users.objects.exists():
+        return
+    password = secrets.token_urlsafe(12)
+    users.objects.create_superuser("rewind", email="", password=password)
+    stdout.write(
+        "First start: created the user 'rewind' with password "
+        f"{password}\n  (shown once; change it with: .venv/bin/python manage.py changepassword rewind)"
+    )
+
+
+def start_worker() -> subprocess.Popen:
+    """One background worker, a child of this process, for the runs the dashboard starts."""
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "db_worker", "--queue-name", "default", "--interval", "0.2"],
+        cwd=settings.BASE_DIR,
+    )
+
+
+def stop_worker(worker: subprocess.Popen) -> None:
+    if worker.poll() is None:
+        worker.send_signal(signal.SIGTERM)  # finishes the step in hand, then exits
+        try:
+            worker.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+
+
 class Command(RewindCommand):
-    help = "Serve the dashboard (ASGI, uvicorn) on 127.0.0.1."
+    help = (
+        "Serve the dashboard (ASGI, uvicorn) on 127.0.0.1 with one background worker; "
+        "Ctrl-C stops both."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
@@ -40,6 +82,11 @@ class Command(RewindCommand):
             type=int,
             default=None,
             help="port to bind (default: REWIND_PORT or 8000)",
+        )
+        parser.add_argument(
+            "--no-worker",
+            action="store_true",
+            help="do not start a worker (run `manage.py db_worker` processes yourself)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -62,5 +109,15 @@ class Command(RewindCommand):
                 f"port {port} on {host} is already in use; pick another with --port N "
                 "(or REWIND_PORT=N)"
             )
-        self.stdout.write(f"Rewind dashboard on http://{host}:{port}/runs/  (Ctrl-C stops it)")
-        uvicorn.run("rewind_site.asgi:application", host=host, port=port, log_level="warning")
+        ensure_local_user(self.stdout)
+        worker = None if options["no_worker"] else start_worker()
+        self.stdout.write(
+            f"Rewind dashboard on http://{host}:{port}/runs/"
+            + (" with one worker" if worker else "")
+            + "  (Ctrl-C stops it)"
+        )
+        try:
+            uvicorn.run("rewind_site.asgi:application", host=host, port=port, log_level="warning")
+        finally:
+            if worker is not None:
+                stop_worker(worker)
