@@ -11,7 +11,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from rewind_site.env import env_bool, env_float, env_pairs, env_str
+from rewind_site.env import env_bool, env_float, env_int, env_pairs, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -168,6 +168,11 @@ REWIND_LLM_BASE_URL = env_str("REWIND_LLM_BASE_URL")
 REWIND_LLM_MODEL = env_str("REWIND_LLM_MODEL")
 REWIND_LLM_TEMPERATURE = env_float("REWIND_LLM_TEMPERATURE", 0.0, minimum=0.0, maximum=2.0)
 REWIND_LLM_TIMEOUT = env_float("REWIND_LLM_TIMEOUT", 60.0, minimum=0.1, maximum=3600.0)
+# 429 and 5xx answers are retried this many times, waiting BACKOFF, 2×BACKOFF, … seconds.
+REWIND_LLM_RETRIES = env_int("REWIND_LLM_RETRIES", 2, minimum=0, maximum=10)
+REWIND_LLM_BACKOFF = env_float("REWIND_LLM_BACKOFF", 0.5, minimum=0.0, maximum=60.0)
+# A running run whose heartbeat is older than this is taken for dead and marked interrupted.
+REWIND_RUN_LEASE_SECONDS = env_int("REWIND_RUN_LEASE_SECONDS", 30, minimum=2, maximum=86400)
 # The key is read from the environment when a call is made and never stored in settings
 # that could be dumped; see runs.engine.providers.config.
 REWIND_OVERRIDE_MAX_BYTES = int(

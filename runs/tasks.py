@@ -9,12 +9,14 @@ from __future__ import annotations
 from django.db import transaction
 from django.tasks import task
 
-from runs.engine.runner import execute_run
+from runs.engine.runner import execute_run, mark_interrupted_runs
 from runs.models import Run
 
 
 @task()
 def execute_run_task(run_id: int) -> str:
+    # Every worker that picks up work also looks for runs whose worker died.
+    mark_interrupted_runs()
     return execute_run(run_id).status
 
 

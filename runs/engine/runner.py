@@ -8,14 +8,16 @@ in-process and by the task queue alike.
 from __future__ import annotations
 
 import logging
+import threading
 from collections import Counter
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from burr.core import ApplicationBuilder
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from runs.engine.actions import NodeAction, RunContext
@@ -210,6 +212,8 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
     run = Run.objects.get(pk=run_id)
     if not claimed:
         raise RewindError(f"run {run_id} is {run.status}, not queued; it was not started again")
+    heartbeat = Heartbeat(run_id)
+    heartbeat.start()
     try:
         ctx = _context(run)
         ctx.on_step = on_step
@@ -219,9 +223,69 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
     except Exception as exc:  # noqa: BLE001 — every failure ends the run as failed, loudly
         if not isinstance(exc, RewindError):
             logger.exception("run %s failed unexpectedly", run_id)
+        heartbeat.stop()
         _finish(run, Run.Status.FAILED, error=_run_error(run, exc))
     else:
+        heartbeat.stop()
         _finish(run, Run.Status.COMPLETED, artifact=ctx.artifact)
+    run.refresh_from_db()
+    return run
+
+
+class Heartbeat:
+    """Writes ``Run.heartbeat_at`` every lease/3 seconds while a run executes, even in the
+    middle of a long provider call. A running run whose heartbeat is older than the lease
+    belongs to a dead worker (``mark_interrupted_runs``) — a lease, not a guess."""
+
+    def __init__(self, run_id: int) -> None:
+        self.run_id = run_id
+        self.interval = max(0.5, settings.REWIND_RUN_LEASE_SECONDS / 3)
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"heartbeat-{run_id}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._thread.join(timeout=10)
+
+    def _beat(self) -> None:
+        try:
+            while not self._stopped.wait(self.interval):
+                Run.objects.filter(pk=self.run_id, status=Run.Status.RUNNING).update(
+                    heartbeat_at=timezone.now()
+                )
+        finally:
+            connection.close()  # this thread's own connection
+
+
+def mark_interrupted_runs() -> list[int]:
+    """Mark every running run whose worker stopped beating as ``interrupted``; never leave a
+    run ``running`` forever. Its completed steps stay: it can be resumed or forked."""
+    lease = settings.REWIND_RUN_LEASE_SECONDS
+    stale = Run.objects.filter(
+        status=Run.Status.RUNNING, heartbeat_at__lt=timezone.now() - timedelta(seconds=lease)
+    )
+    ids = list(stale.values_list("pk", flat=True))
+    if ids:
+        Run.objects.filter(pk__in=ids, status=Run.Status.RUNNING).update(
+            status=Run.Status.INTERRUPTED,
+            finished_at=timezone.now(),
+            error=f"the worker stopped (no heartbeat for over {lease} s); completed steps are "
+            "kept: resume or fork the run",
+        )
+        logger.warning("marked runs %s interrupted: no heartbeat for %s s", ids, lease)
+    return ids
+
+
+def resume_run(run: Run) -> Run:
+    """Queue an interrupted run again; it continues after its last completed step."""
+    if run.status != Run.Status.INTERRUPTED:
+        raise RewindError(f"run {run.pk} is {run.status}; only an interrupted run can be resumed")
+    Run.objects.filter(pk=run.pk, status=Run.Status.INTERRUPTED).update(
+        status=Run.Status.QUEUED, error="", finished_at=None
+    )
     run.refresh_from_db()
     return run
 
@@ -281,10 +345,28 @@ def _application(run: Run, ctx: RunContext):
         .with_hooks(StepRecorder(ctx, persister))
         .with_identifiers(app_id=str(run.pk), partition_key=PARTITION_KEY)
     )
-    predecessor = run.nodes.order_by("-sequence_id").first()  # the last inherited step
+    # The last step already recorded: inherited, or executed by this run before its worker
+    # died (a resumed run continues after it).
+    predecessor = run.nodes.order_by("-sequence_id").first()
     if predecessor is None:
         # A fresh run, or a fork of the first node: no predecessor row, start from the inputs.
         return builder.with_state(**run.inputs).with_entrypoint(pipeline.entrypoint).build()
+    if predecessor.src_run_id == run.pk:
+        # Resuming: Burr refuses to "fork" an app into itself, so load our own row directly.
+        return (
+            builder.with_identifiers(
+                app_id=str(run.pk),
+                partition_key=PARTITION_KEY,
+                sequence_id=predecessor.sequence_id,
+            )
+            .initialize_from(
+                persister,
+                resume_at_next_action=True,
+                default_state=dict(run.inputs),
+                default_entrypoint=pipeline.entrypoint,
+            )
+            .build()
+        )
     # Fork from the predecessor's row — passing the fork node's own row would start at the
     # step after it — in the run that really executed the predecessor.
     row = persister.load(PARTITION_KEY, str(predecessor.src_run_id), predecessor.src_sequence_id)

@@ -15,11 +15,30 @@ place we control:
 from __future__ import annotations
 
 import json
+import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+
+logger = logging.getLogger("rewind.provider")
+
+#: Answers worth retrying: rate limits and server-side failures.
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+#: Longest wait between retries, whatever a Retry-After header asks for.
+MAX_RETRY_DELAY = 10.0
+
+
+def _retry_delay(response: httpx.Response, default: float) -> float:
+    try:
+        asked = float(response.headers.get("retry-after", ""))
+    except ValueError:
+        asked = default
+    return max(0.0, min(asked, MAX_RETRY_DELAY))
+
 
 PRESETS: dict[str, str] = {
     "openai": "https://api.openai.com/v1",
@@ -241,11 +260,15 @@ class ChatClient:
         *,
         timeout: float = 60.0,
         transport: httpx.BaseTransport | None = None,
+        retries: int = 2,
+        backoff: float = 0.5,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         # What messages name: the URL without any user:password it may carry.
         self.display_url = strip_credentials(self.base_url)
         self._api_key = api_key or None
+        self.retries, self.backoff, self._sleep = max(0, retries), max(0.0, backoff), sleep
         self._url_password = urlsplit(self.base_url).password
         self.timeout = timeout
         if transport is None and self.base_url.startswith("simulator://"):
@@ -259,20 +282,43 @@ class ChatClient:
 
     @property
     def url(self) -> str:
-        return f"{self.display_url}/chat/completions"
+        # The real URL: httpx turns a user:password in it into basic auth. Messages use
+        # display_url instead.
+        return f"{self.base_url}/chat/completions"
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         """Send one completion; apply the single allowed ``response_format`` retry."""
-        status, response = self._post(request.payload())
+        status, response = self._post_retrying(request.payload())
         if (
             status == 400
             and request.response_format is not None
             and "response_format" in response.text.lower()
         ):
             retry = replace(request, response_format=None)
-            _, response = self._post(retry.payload())
+            _, response = self._post_retrying(retry.payload())
             return self._parse(response, request.model, dropped=True)
         return self._parse(response, request.model, dropped=False)
+
+    def _post_retrying(self, payload: dict) -> tuple[int, httpx.Response]:
+        """Overload and server errors (429, 5xx) are retried a bounded number of times with
+        exponential backoff (or the provider's Retry-After, capped), each retry logged. Any
+        other answer, and transport errors, return or raise at once."""
+        attempt = 0
+        while True:
+            status, response = self._post(payload)
+            if status not in RETRY_STATUSES or attempt >= self.retries:
+                return status, response
+            delay = _retry_delay(response, self.backoff * (2**attempt))
+            attempt += 1
+            logger.warning(
+                "provider %s answered HTTP %s; retry %s of %s in %.1f s",
+                self.display_url,
+                status,
+                attempt,
+                self.retries,
+                delay,
+            )
+            self._sleep(delay)
 
     # -- internals -----------------------------------------------------------------
 

@@ -96,8 +96,11 @@ def current_config() -> ProviderConfig:
 
 
 def make_client(config: ProviderConfig) -> ChatClient:
+    policy = {
+        "timeout": config.timeout,
+        "retries": settings.REWIND_LLM_RETRIES,
+        "backoff": settings.REWIND_LLM_BACKOFF,
+    }
     if config.is_simulator:
-        return ChatClient(
-            SIMULATOR_BASE_URL, transport=Simulator().transport(), timeout=config.timeout
-        )
-    return ChatClient(config.base_url, api_key(), timeout=config.timeout)
+        return ChatClient(SIMULATOR_BASE_URL, transport=Simulator().transport(), **policy)
+    return ChatClient(config.base_url, api_key(), **policy)

@@ -7,6 +7,7 @@ from django.core.management.base import CommandError, CommandParser
 from runs.engine.report import run_json
 from runs.engine.runner import create_fork, execute_run, preview_fork
 from runs.management.base import RewindCommand, format_run
+from runs.tasks import enqueue_run
 
 
 class Command(RewindCommand):
@@ -50,13 +51,16 @@ class Command(RewindCommand):
             self.show_preview(preview_fork(source, options["node"], field, value), options["json"])
             return
         fork = create_fork(source, options["node"], field, value, live=options["live"])
-        fork = execute_run(fork.pk, on_step=self.progress())
+        if options["enqueue"]:
+            enqueue_run(fork)
+        else:
+            fork = execute_run(fork.pk, on_step=self.progress())
         data = run_json(fork)
         if options["json"]:
             self.print_json(data)
         else:
             self.stdout.write(format_run(data))
-        if fork.status != fork.Status.COMPLETED:
+        if fork.status not in (fork.Status.COMPLETED, fork.Status.QUEUED):
             raise CommandError(f"run {fork.pk} {fork.status}: {fork.error}")
 
     def show_preview(self, preview: dict[str, Any], as_json: bool) -> None:

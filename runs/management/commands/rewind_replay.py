@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from datetime import timedelta
 from typing import Any
 
@@ -12,6 +14,7 @@ from runs.engine.pipeline import get_pipeline
 from runs.engine.runner import create_replay, execute_run, replay_verdict
 from runs.management.base import RewindCommand
 from runs.models import Run
+from runs.tasks import enqueue_run
 
 
 def parse_since(value: str):
@@ -43,6 +46,17 @@ class Command(RewindCommand):
         parser.add_argument("--pipeline", help="only runs of this pipeline")
         parser.add_argument("--since", help="only runs created since: 7d, 12h, 30m or an ISO date")
         parser.add_argument("--json", action="store_true", help="print the results as JSON")
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=1,
+            help="replay this many runs at once in this process (default 1)",
+        )
+        parser.add_argument(
+            "--enqueue",
+            action="store_true",
+            help="hand the replays to the task queue and print them queued (no verdicts)",
+        )
 
     def select(self, options: dict[str, Any]) -> list[Run]:
         if options["runs"] and options["all"]:
@@ -68,31 +82,23 @@ class Command(RewindCommand):
         return runs
 
     def replay_one(self, run: Run) -> dict[str, Any]:
-        replay = execute_run(create_replay(run).pk)
-        return replay_verdict(run, replay)
+        """Replay one run to the end and judge it. Called from worker threads too."""
+        try:
+            replay = execute_run(create_replay(run).pk)
+            return replay_verdict(run, replay)
+        finally:
+            if threading.current_thread() is not threading.main_thread():
+                connection.close()  # each worker thread has its own connection
 
     def handle(self, *args: Any, **options: Any) -> None:
+        workers = options["workers"]
+        if not 1 <= workers <= 32:
+            raise CommandError(f"--workers must be between 1 and 32, got {workers}")
         runs = self.select(options)
-        results: list[dict[str, Any]] = []
-        interrupted = False
-        tty = self.stderr.isatty()
-        try:
-            for index, run in enumerate(runs, start=1):
-                results.append(self.replay_one(run))
-                if not connection.in_atomic_block:  # a long batch: drop stale connections
-                    close_old_connections()
-                if tty:
-                    done = int(24 * index / len(runs))
-                    self.stderr.write(
-                        f"\r[{'#' * done}{'.' * (24 - done)}] {index}/{len(runs)} "
-                        f"run {run.pk}: {results[-1]['verdict']}   ",
-                        ending="",
-                    )
-                    self.stderr.flush()
-        except KeyboardInterrupt:
-            interrupted = True
-        if tty and runs:
-            self.stderr.write("")
+        if options["enqueue"]:
+            self.enqueue(runs, options["json"])
+            return
+        results, interrupted = self.replay_all(runs, workers)
         if options["json"]:
             self.print_json(
                 {"results": results, "interrupted": interrupted, "requested": len(runs)}
@@ -107,6 +113,63 @@ class Command(RewindCommand):
                 f"{len(bad)} of {len(results)} replay(s) diverged or failed"
                 + ("; interrupted" if interrupted else "")
             )
+
+    def enqueue(self, runs: list[Run], as_json: bool) -> None:
+        queued = []
+        for run in runs:
+            replay = create_replay(run)
+            enqueue_run(replay)
+            queued.append({"run": run.pk, "replay": replay.pk, "status": replay.status})
+        if as_json:
+            self.print_json({"queued": queued})
+        else:
+            for item in queued:
+                self.stdout.write(f"run {item['run']}: replay {item['replay']} queued")
+
+    def replay_all(self, runs: list[Run], workers: int) -> tuple[list[dict[str, Any]], bool]:
+        """Replay ``runs``, ``workers`` at a time; Ctrl-C stops taking new ones, lets the ones in
+        hand finish, and reports what finished."""
+        results: list[dict[str, Any]] = []
+        tty = self.stderr.isatty()
+
+        def done(result: dict[str, Any]) -> None:
+            results.append(result)
+            if not connection.in_atomic_block:  # a long batch: drop stale connections
+                close_old_connections()
+            if tty:
+                filled = int(24 * len(results) / len(runs))
+                self.stderr.write(
+                    f"\r[{'#' * filled}{'.' * (24 - filled)}] {len(results)}/{len(runs)} "
+                    f"run {result['run']}: {result['verdict']}   ",
+                    ending="",
+                )
+                self.stderr.flush()
+
+        interrupted = False
+        if workers == 1:
+            try:
+                for run in runs:
+                    done(self.replay_one(run))
+            except KeyboardInterrupt:
+                interrupted = True
+        else:
+            pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="replay")
+            pending = {pool.submit(self.replay_one, run) for run in runs}
+            try:
+                for future in as_completed(pending):
+                    pending.discard(future)
+                    done(future.result())
+            except KeyboardInterrupt:
+                interrupted = True
+                # Drop what has not started; what is in hand finishes and is reported.
+                pool.shutdown(wait=True, cancel_futures=True)
+                results.extend(f.result() for f in pending if not f.cancelled())
+            pool.shutdown(wait=True)
+        if tty and runs:
+            self.stderr.write("")
+        order = {run.pk: i for i, run in enumerate(runs)}
+        results.sort(key=lambda r: order[r["run"]])
+        return results, interrupted
 
     def print_table(self, results: list[dict[str, Any]]) -> None:
         self.stdout.write(

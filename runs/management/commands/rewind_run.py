@@ -8,6 +8,7 @@ from runs.engine.pipeline import get_pipeline
 from runs.engine.report import run_json
 from runs.engine.runner import create_run, execute_run
 from runs.management.base import RewindCommand, format_run
+from runs.tasks import enqueue_run
 
 
 def parse_pairs(pairs: list[str], option: str) -> dict[str, str]:
@@ -54,11 +55,14 @@ class Command(RewindCommand):
             temperature=options["temperature"],
             live=options["live"],
         )
-        run = execute_run(run.pk, on_step=self.progress(len(get_pipeline(name).nodes)))
+        if options["enqueue"]:
+            enqueue_run(run)
+        else:
+            run = execute_run(run.pk, on_step=self.progress(len(get_pipeline(name).nodes)))
         data = run_json(run)
         if options["json"]:
             self.print_json(data)
         else:
             self.stdout.write(format_run(data))
-        if run.status != run.Status.COMPLETED:
+        if run.status not in (run.Status.COMPLETED, run.Status.QUEUED):
             raise CommandError(f"run {run.pk} {run.status}: {run.error}")
