@@ -22,10 +22,13 @@ urlpatterns = [
     path("runs/<int:run_id>/events/", views.run_events, name="run-events"),
     path("runs/<int:run_id>/artifact/", views.run_artifact, name="run-artifact"),
     path("runs/<int:run_id>/replay/", views.run_replay, name="run-replay"),
+    path("runs/<int:run_id>/resume/", views.run_resume, name="run-resume"),
     path("runs/<int:run_id>/nodes/<int:sequence_id>/", views.node_detail, name="node-detail"),
     path("runs/<int:run_id>/nodes/<int:sequence_id>/fork/", views.node_fork, name="node-fork"),
     path("compare/<int:run_a>/<int:run_b>/", views.compare, name="compare"),
     path("settings/", views.provider_settings, name="settings"),
     path("api/health", views.health, name="health"),
+    path("api/runs", views.api_run_create, name="api-run-create"),
     path("api/runs/<int:run_id>", views.api_run, name="api-run"),
+    path("api/runs/<int:run_id>/forks", views.api_fork_create, name="api-fork-create"),
 ]

@@ -73,7 +73,7 @@ def create_run(
     config = current_config()
     snapshot = config.snapshot()
     if model is not None:
-        if not str(model).strip() or len(str(model)) > 200:
+        if not isinstance(model, str) or not model.strip() or len(model) > 200 or "\x00" in model:
             raise RewindError("model must be a name of 1 to 200 characters")
         snapshot["model"] = str(model).strip()
     if temperature is not None:

@@ -6,6 +6,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from typing import Any
 
 from django.conf import settings
@@ -55,6 +56,38 @@ def start_worker() -> subprocess.Popen:
         [sys.executable, "manage.py", "db_worker", "--queue-name", "default", "--interval", "0.2"],
         cwd=settings.BASE_DIR,
     )
+
+
+class Supervisor(threading.Thread):
+    """Beside the server: restarts the worker if it died and marks runs whose worker stopped
+    beating as interrupted, so nothing stays ``running`` forever."""
+
+    def __init__(self, worker: subprocess.Popen | None, stdout) -> None:
+        super().__init__(name="rewind-supervisor", daemon=True)
+        self.worker, self.stdout = worker, stdout
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        from django.db import connection
+
+        from runs.engine.runner import mark_interrupted_runs
+
+        interval = max(1.0, settings.REWIND_RUN_LEASE_SECONDS / 3)
+        try:
+            while not self.stopped.wait(interval):
+                if self.worker is not None and self.worker.poll() is not None:
+                    self.stdout.write(f"worker exited ({self.worker.returncode}); starting another")
+                    self.worker = start_worker()
+                try:
+                    mark_interrupted_runs()
+                except Exception as exc:  # noqa: BLE001 — a busy database must not end the loop
+                    self.stdout.write(f"supervisor: {exc}")
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.join(timeout=10)
 
 
 def stop_worker(worker: subprocess.Popen) -> None:
@@ -116,8 +149,11 @@ class Command(RewindCommand):
             + (" with one worker" if worker else "")
             + "  (Ctrl-C stops it)"
         )
+        supervisor = Supervisor(worker, self.stdout)
+        supervisor.start()
         try:
             uvicorn.run("rewind_site.asgi:application", host=host, port=port, log_level="warning")
         finally:
-            if worker is not None:
-                stop_worker(worker)
+            supervisor.stop()
+            if supervisor.worker is not None:
+                stop_worker(supervisor.worker)
