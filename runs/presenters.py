@@ -80,12 +80,15 @@ def summarise(run: Run, nodes: list[Node]) -> RunSummary:
 
 
 def artifact_file(run: Run) -> Path | None:
-    """The run's artifact, resolved from the run row only — never from a request path."""
+    """The run's artifact, resolved from the run row only — never from a request path — and
+    only inside ``REWIND_ARTIFACT_DIR``: a recorded path elsewhere is not served."""
+    directory = Path(settings.REWIND_ARTIFACT_DIR).resolve()
     candidates = [Path(run.artifact_path)] if run.artifact_path else []
-    candidates.append(Path(settings.REWIND_ARTIFACT_DIR) / f"{run.pk}.md")
+    candidates.append(directory / f"{run.pk}.md")
     for path in candidates:
-        if path.is_file():
-            return path
+        resolved = path.resolve()
+        if resolved.is_relative_to(directory) and resolved.is_file():
+            return resolved
     return None
 
 
