@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import time
+import tracemalloc
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from django.core.management.base import CommandParser
+
+from runs.engine.diff import diff_runs
+from runs.engine.runner import create_fork, create_replay, create_run, execute_run
+from runs.management.base import RewindCommand
+from runs.models import Run
+
+
+def measure(work: Callable[[], Any], repeat: int) -> tuple[float, int, Any]:
+    """Best wall time of ``repeat`` tries (noise only ever adds time) and peak traced memory."""
+    best, peak, result = float("inf"), 0, None
+    for _ in range(repeat):
+        tracemalloc.start()
+        started = time.perf_counter()
+        result = work()
+        elapsed = time.perf_counter() - started
+        peak = max(peak, tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        best = min(best, elapsed)
+    return best, peak, result
+
+
+class Command(RewindCommand):
+    help = (
+        "Benchmark the engine on the research pipeline: a run whose every call misses the "
+        "cache, an unchanged replay, a fork at analyse and a diff. Targets are ratios within "
+        "one run (machines are noisy and shared), never absolute times. Makes runs in the "
+        "configured database."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--repeat", type=int, default=3, help="tries per measurement (best counts)"
+        )
+        parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        repeat = max(1, min(options["repeat"], 20))
+
+        def cold_run() -> Run:
+            # A question never asked before: every llm call misses the cache.
+            question = (
+                f"Which outreach policy is cheapest per conversion? (bench {uuid.uuid4().hex})"
+            )
+            return execute_run(create_run("research", {"question": question}).pk)
+
+        cold_s, cold_mem, source = measure(cold_run, repeat)
+        replay_s, replay_mem, replay = measure(
+            lambda: execute_run(create_replay(source).pk), repeat
+        )
+        scales = iter(range(2, 2 + repeat))
+
+        def fork_at_analyse() -> Run:
+            # A new cost scale each try: analyse and everything downstream miss the cache.
+            scale = str(next(scales) + 0.5)
+            return execute_run(create_fork(source, "analyse", "args.cost_scale", scale).pk)
+
+        fork_s, _, fork = measure(fork_at_analyse, repeat)
+        diff_s, _, _ = measure(lambda: diff_runs(source, fork), repeat)
+        figures = {
+            "cold_run_s": round(cold_s, 4),
+            "cached_replay_s": round(replay_s, 4),
+            "fork_at_analyse_s": round(fork_s, 4),
+            "diff_s": round(diff_s, 4),
+            "replay_to_cold_ratio": round(replay_s / cold_s, 4) if cold_s else None,
+            "fork_to_cold_ratio": round(fork_s / cold_s, 4) if cold_s else None,
+            "diff_to_cold_ratio": round(diff_s / cold_s, 4) if cold_s else None,
+            "cold_peak_bytes": cold_mem,
+            "replay_peak_bytes": replay_mem,
+            "replay_to_cold_memory_ratio": round(replay_mem / cold_mem, 4) if cold_mem else None,
+            "replay_tokens": sum(n.total_tokens for n in replay.nodes.all()),
+            "replay_identical": replay.trajectory_sha256 == source.trajectory_sha256,
+            "repeat": repeat,
+            "simulator": bool(source.provider.get("simulator")),
+        }
+        if options["json"]:
+            self.print_json(figures)
+            return
+        for name, value in figures.items():
+            self.stdout.write(f"{name:<30} {value}")
