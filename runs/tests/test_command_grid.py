@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from runs.models import Run
+
+pytestmark = pytest.mark.django_db
+
+
+def grid(*args: str) -> dict:
+    out = io.StringIO()
+    call_command("rewind_grid", *args, "--json", stdout=out, stderr=io.StringIO())
+    return json.loads(out.getvalue())
+
+
+def test_it_forks_once_per_value_and_names_what_changed(research_run):
+    result = grid(
+        str(research_run.pk),
+        "--node",
+        "analyse",
+        "--field",
+        "args.region",
+        "--values",
+        "all",
+        "east",
+    )
+
+    rows = {row["value"]: row for row in result["rows"]}
+    assert set(rows) == {"all", "east"}
+    assert rows["all"]["changed_nodes"] == [] and not rows["all"]["artifact_differs"]
+    assert rows["all"]["total_tokens"] == 0  # the unchanged value is a full cache hit
+    assert rows["east"]["first_divergence"]["node"] == "analyse"
+    assert rows["east"]["artifact_differs"] and "analyse" in rows["east"]["changed_nodes"]
+    assert Run.objects.filter(parent=research_run).count() == 2
+
+
+def test_a_bad_value_is_refused_before_any_fork_runs(research_run):
+    before = Run.objects.count()
+    with pytest.raises(CommandError, match="expected float"):
+        grid(
+            str(research_run.pk),
+            "--node",
+            "analyse",
+            "--field",
+            "args.cost_scale",
+            "--values",
+            "2",
+            "abc",
+        )
+    assert Run.objects.count() == before
+
+
+def test_a_field_the_node_cannot_take_is_refused(research_run):
+    with pytest.raises(CommandError, match="cannot take an override of 'prompt'"):
+        grid(str(research_run.pk), "--node", "analyse", "--field", "prompt", "--values", "x")
+
+
+def test_text_output_is_a_table(research_run):
+    out = io.StringIO()
+    call_command(
+        "rewind_grid", str(research_run.pk), "--node", "analyse", "--field", "args.region",
+        "--values", "west", stdout=out, stderr=io.StringIO(),
+    )  # fmt: skip
+    assert "grid over args.region at analyse" in out.getvalue()
+    assert "west" in out.getvalue()
