@@ -14,7 +14,7 @@ from django import forms
 from runs.engine.errors import OverrideError, PipelineError, RewindError
 from runs.engine.overrides import MAX_TEMPERATURE, Override, current_fields, parse_override
 from runs.engine.pipeline import LLMNode, NodeSpec, get_pipeline, pipeline_names
-from runs.engine.providers.client import PRESETS
+from runs.engine.providers.client import PRESETS, strip_credentials
 from runs.models import Node, Run
 
 STATUS_CHOICES = [("", "any status"), *Run.Status.choices]
@@ -131,8 +131,18 @@ class ForkForm(forms.Form):
     def fields_by_kind(self) -> list[forms.BoundField]:
         return [self[name] for name in self.fields]
 
+    # What a fork POST may carry besides the node's fields.
+    CONTROL_FIELDS = frozenset({"csrfmiddlewaretoken", "replay"})
+
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        unknown = sorted(set(self.data) - set(self.fields) - self.CONTROL_FIELDS)
+        if unknown:
+            # Never a silent no-op: a prompt edit posted to a tool node is refused, by name.
+            raise forms.ValidationError(
+                f"node {self.spec.name!r} ({self.spec.kind}) cannot take an override of "
+                f"{', '.join(map(repr, unknown))}; it consumes: {', '.join(self.fields)}"
+            )
         # A field the request did not send is unchanged, so a client may post only its change.
         changed = [
             name
@@ -189,6 +199,14 @@ class SettingsForm(forms.Form):
                 "put no credentials in the URL; the key comes from REWIND_API_KEY"
             )
         return url
+
+    def full_clean(self) -> None:
+        super().full_clean()
+        if self.is_bound and "base_url" in self.errors:
+            # A refused URL is shown again without its user:password: a secret the form
+            # would not store must not travel back in the page either.
+            self.data = self.data.copy()
+            self.data["base_url"] = strip_credentials(str(self.data.get("base_url", "")))
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

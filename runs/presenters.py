@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import markdown
 import nh3
-from django.conf import settings
 
 from runs.engine.errors import PipelineError
 from runs.engine.pipeline import get_pipeline
@@ -77,24 +75,6 @@ def summarise(run: Run, nodes: list[Node]) -> RunSummary:
         done = {n.name for n in nodes}
         summary.pending = [name for name in declared if name not in done]
     return summary
-
-
-def artifact_file(run: Run) -> Path | None:
-    """The run's artifact, resolved from the run row only — never from a request path — and
-    only inside ``REWIND_ARTIFACT_DIR``: a recorded path elsewhere is not served."""
-    directory = Path(settings.REWIND_ARTIFACT_DIR).resolve()
-    candidates = [Path(run.artifact_path)] if run.artifact_path else []
-    candidates.append(directory / f"{run.pk}.md")
-    for path in candidates:
-        resolved = path.resolve()
-        if resolved.is_relative_to(directory) and resolved.is_file():
-            return resolved
-    return None
-
-
-def artifact_text(run: Run) -> str | None:
-    path = artifact_file(run) if run.artifact_sha256 else None
-    return path.read_text(encoding="utf-8", errors="replace") if path else None
 
 
 def render_markdown(text: str) -> str:

@@ -33,6 +33,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect, HttpResponseStopPolling
 
+from runs.engine.artifacts import artifact_file, artifact_text
 from runs.engine.diff import diff_runs
 from runs.engine.errors import PipelineError, RewindError
 from runs.engine.pipeline import get_pipeline, pipeline_names
@@ -49,8 +50,6 @@ from runs.forms import CompareForm, ForkForm, NewRunForm, RunFilterForm, Setting
 from runs.models import Node, ProviderSettings, Run
 from runs.presenters import (
     CACHE_SOURCE_HELP,
-    artifact_file,
-    artifact_text,
     pretty_json,
     render_markdown,
     summarise,
@@ -216,6 +215,11 @@ def run_list(request: HttpRequest) -> HttpResponse:
     filters = RunFilterForm(request.GET)
     if not filters.is_valid():
         return HttpResponseBadRequest("bad filter: " + filters.errors.as_text())
+    context = _run_list_context(filters, NewRunForm())
+    return _partial(request, "runs/run_list.html", "run-table", context)
+
+
+def _run_list_context(filters: RunFilterForm, new_run_form: NewRunForm) -> dict:
     pipeline, status = filters.cleaned_data["pipeline"], filters.cleaned_data["status"]
     runs = Run.objects.order_by("-created_at", "-id")
     if pipeline:
@@ -226,16 +230,15 @@ def run_list(request: HttpRequest) -> HttpResponse:
     runs = runs.filter(status=status) if flat else runs.filter(parent__isnull=True)
     page = Paginator(runs, RUNS_PER_PAGE).get_page(filters.cleaned_data["page"])
     rows = [(r, 0) for r in page.object_list] if flat else _lineage(list(page.object_list))
-    context = {
+    return {
         "page": page,
         "rows": rows,
         "filters": filters,
         "pipelines": pipeline_names(),
         "statuses": Run.Status.choices,
-        "new_run_form": NewRunForm(),
+        "new_run_form": new_run_form,
         "query": _filter_query(pipeline, status),
     }
-    return _partial(request, "runs/run_list.html", "run-table", context)
 
 
 def _filter_query(pipeline: str, status: str) -> str:
@@ -254,8 +257,13 @@ def run_create(request: HttpRequest) -> HttpResponse:
         else:
             enqueue_run(run)
             return _go(request, reverse("run-detail", args=[run.pk]))
-    context = {"new_run_form": form, "pipelines": pipeline_names()}
-    return render(request, "runs/run_list.html#new-run", context, status=400)
+    if request.htmx:
+        context = {"new_run_form": form}
+        return render(request, "runs/run_list.html#new-run", context, status=400)
+    # Without JavaScript: the whole page again, with the errors next to the fields.
+    filters = RunFilterForm({})
+    filters.is_valid()
+    return render(request, "runs/run_list.html", _run_list_context(filters, form), status=400)
 
 
 def _run_context(run: Run) -> dict:
@@ -285,10 +293,20 @@ def run_status(request: HttpRequest, run_id: int) -> HttpResponse:
     return response
 
 
-def _live_fragment(run_id: int) -> tuple[str, bool]:
+def _live_fragment(
+    request: HttpRequest, run_id: int, last: tuple | None
+) -> tuple[str, tuple, bool]:
+    """The live region if the run changed since ``last`` (else ""), its new signature, and
+    whether the run has finished. The signature, not the HTML, decides: the HTML carries a
+    freshly masked CSRF token each time."""
     run = _get_run(run_id)
-    html = render_to_string("runs/run_detail.html#run-live", _run_context(run))
-    return html, run.is_finished
+    context = _run_context(run)
+    signature = (run.status, run.error, tuple((n.pk, n.status) for n in context["summary"].nodes))
+    if signature == last:
+        return "", signature, run.is_finished
+    # With the request, so the forms in the fragment carry the CSRF token.
+    html = render_to_string("runs/run_detail.html#run-live", context, request=request)
+    return html, signature, run.is_finished
 
 
 @require_GET
@@ -305,11 +323,10 @@ async def run_events(request: HttpRequest, run_id: int) -> HttpResponse:
     async def stream() -> AsyncIterator[str]:
         last, started = None, time.monotonic()
         while time.monotonic() - started < SSE_MAX_SECONDS:
-            html, finished = await sync_to_async(_live_fragment)(run_id)
-            if html != last:
+            html, last, finished = await sync_to_async(_live_fragment)(request, run_id, last)
+            if html:
                 data = "\n".join(f"data: {line}" for line in html.splitlines())
                 yield f"event: status\n{data}\n\n"
-                last = html
             if finished:
                 yield "event: done\ndata: done\n\n"
                 return
@@ -324,7 +341,7 @@ async def run_events(request: HttpRequest, run_id: int) -> HttpResponse:
 @require_GET
 def run_artifact(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _get_run(run_id)
-    path = artifact_file(run) if run.artifact_sha256 else None
+    path = artifact_file(run)
     if path is None:
         raise Http404(f"run {run.pk} has no artifact")
     return FileResponse(

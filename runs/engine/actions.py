@@ -9,8 +9,6 @@ an unchanged replay's state is byte-identical to its parent's.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -23,6 +21,7 @@ from burr.core import State
 from burr.core.action import SingleStepAction
 
 from runs.engine import cache
+from runs.engine.artifacts import write_artifact
 from runs.engine.cache_keys import llm_cache_key, tool_cache_key
 from runs.engine.errors import NodeFailure, storable_text, unstorable_reason
 from runs.engine.hashing import content_sha256, semantic_state, sha256_bytes
@@ -202,6 +201,13 @@ def _call_llm(
     if response.dropped_response_format:
         note = "provider rejected response_format; retried once without it"
         record.cache_note = f"{record.cache_note}; {note}" if record.cache_note else note
+    key = api_key()
+    if key and len(key) >= 4 and key in response.content:
+        # Whatever echoed it, the key must not reach a row, a cache entry or a page.
+        raise NodeFailure(
+            "the provider's answer contains the API key; it was not recorded",
+            raw=redact(response.content, key),
+        )
     output = _parse(spec, response.content, record)  # errors are never cached: parse first
     problem = unstorable_reason(output)
     if problem:
@@ -275,17 +281,3 @@ def _file_sha256(path: Path) -> str:
         return sha256_bytes(path.read_bytes())
     except OSError as exc:
         raise NodeFailure(f"cannot read data file {path.name}: {exc.strerror}") from None
-
-
-def write_artifact(directory: Path, run_id: int, text: Any) -> tuple[str, str]:
-    """Write the run's artifact atomically; the path is recorded on the run, never hashed."""
-    if not isinstance(text, str):
-        raise NodeFailure("the artifact node must produce text", raw=repr(text)[:2000])
-    data = text.encode("utf-8")
-    directory.mkdir(parents=True, exist_ok=True)
-    target = directory / f"{run_id}.md"
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{run_id}.", suffix=".tmp")
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    os.replace(tmp, target)
-    return str(target), sha256_bytes(data)

@@ -21,9 +21,9 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from runs.engine.artifacts import artifact_file
 from runs.engine.hashing import canonical_json, sha256_bytes
 
 if TYPE_CHECKING:
@@ -207,36 +207,13 @@ def unified_artifact_diff(text_a: str, text_b: str, label_a: str, label_b: str) 
     return "".join(parts)
 
 
-def _artifact_file(run: Run) -> Path | None:
-    """The run's artifact file if it exists.
-
-    An absolute ``artifact_path`` is used as is; a relative one is looked up under the
-    working directory and then under ``REWIND_ARTIFACT_DIR``, so the diff works whichever
-    form the runner recorded.
-    """
-    if not run.artifact_path:
-        return None
-    path = Path(run.artifact_path)
-    candidates = [path]
-    if not path.is_absolute():
-        from django.conf import settings
-
-        artifact_dir = getattr(settings, "REWIND_ARTIFACT_DIR", None)
-        if artifact_dir:
-            candidates.append(Path(artifact_dir) / path)
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 def _read_artifact(run: Run) -> tuple[str, str | None]:
     """``(text, sha256 of the bytes)``; ``("", None)`` when there is no file.
 
     Decoding replaces undecodable bytes rather than failing: the diff is for reading, and the
     hash (taken over the raw bytes) still decides whether the artifacts differ.
     """
-    path = _artifact_file(run)
+    path = artifact_file(run)
     if path is None:
         return "", None
     data = path.read_bytes()

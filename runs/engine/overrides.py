@@ -124,14 +124,14 @@ def _typed(field: str, raw: Any, current: Any, *, from_text: bool) -> Any:
             raise OverrideError("model: must be a model name of 1 to 200 characters")
         return raw.strip()
     if field == "temperature":
-        return _temperature(raw)
+        return parse_temperature(raw)
     if field == "output":
         return _json_value(field, raw) if from_text else raw
     # args.NAME: the type of the value the node had decides how text is read.
-    return _like(field, raw, current) if from_text else _check_type(field, raw, current)
+    return typed_like(field, raw, current) if from_text else check_type(field, raw, current)
 
 
-def _temperature(raw: Any) -> float:
+def parse_temperature(raw: Any) -> float:
     try:
         value = float(raw) if not isinstance(raw, bool) else math.nan
     except (TypeError, ValueError):
@@ -148,7 +148,7 @@ def _json_value(field: str, raw: str) -> Any:
         raise OverrideError(f"{field}: not valid JSON ({exc.msg} at position {exc.pos})") from None
 
 
-def _like(field: str, raw: str, current: Any) -> Any:
+def typed_like(field: str, raw: str, current: Any) -> Any:
     """Read ``raw`` as a value of the same type as ``current``."""
     text = raw.strip()
     try:
@@ -172,7 +172,7 @@ def _like(field: str, raw: str, current: Any) -> Any:
     return _json_value(field, raw)  # lists, dicts, null: typed as JSON
 
 
-def _check_type(field: str, value: Any, current: Any) -> Any:
+def check_type(field: str, value: Any, current: Any) -> Any:
     expected = type(current)
     ok = isinstance(value, expected) and not (isinstance(value, bool) and expected is not bool)
     if expected is float and isinstance(value, int) and not isinstance(value, bool):

@@ -26,11 +26,12 @@ from runs.engine.errors import ForkError, NodeFailure, OverrideError, RewindErro
 from runs.engine.hashing import trajectory_sha256
 from runs.engine.overrides import (
     Override,
-    _like,
-    _temperature,
     check_clean,
+    check_type,
     effective_overrides,
     parse_override,
+    parse_temperature,
+    typed_like,
 )
 from runs.engine.persister import PARTITION_KEY, DjangoPersister
 from runs.engine.pipeline import Pipeline, get_pipeline
@@ -51,7 +52,10 @@ def _inputs(pipeline: Pipeline, given: dict[str, Any], *, from_text: bool) -> di
     merged = dict(pipeline.inputs)
     for name, value in given.items():
         try:
-            merged[name] = _like(name, value, pipeline.inputs[name]) if from_text else value
+            default = pipeline.inputs[name]
+            merged[name] = (
+                typed_like(name, value, default) if from_text else check_type(name, value, default)
+            )
             check_clean(name, merged[name])
         except OverrideError as exc:
             raise RewindError(f"input {exc}") from None
@@ -78,7 +82,7 @@ def create_run(
         snapshot["model"] = str(model).strip()
     if temperature is not None:
         try:
-            snapshot["temperature"] = _temperature(temperature)
+            snapshot["temperature"] = parse_temperature(temperature)
         except OverrideError as exc:
             raise RewindError(str(exc)) from None
     with transaction.atomic():

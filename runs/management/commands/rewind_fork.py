@@ -32,6 +32,11 @@ class Command(RewindCommand):
         parser.add_argument(
             "--live", action="store_true", help="skip cache reads (measures jitter)"
         )
+        parser.add_argument(
+            "--enqueue",
+            action="store_true",
+            help="hand the work to the task queue (a worker runs it) and print the queued run",
+        )
         parser.add_argument("--json", action="store_true", help="print the fork as one JSON object")
         parser.add_argument(
             "--dry-run",

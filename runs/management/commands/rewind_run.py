@@ -42,6 +42,11 @@ class Command(RewindCommand):
         parser.add_argument(
             "--live", action="store_true", help="skip cache reads (measures jitter)"
         )
+        parser.add_argument(
+            "--enqueue",
+            action="store_true",
+            help="hand the work to the task queue (a worker runs it) and print the queued run",
+        )
         parser.add_argument("--json", action="store_true", help="print the run as one JSON object")
 
     def handle(self, *args: Any, **options: Any) -> None:
