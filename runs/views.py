@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from urllib.parse import urlencode
 
 from asgiref.sync import sync_to_async
@@ -428,11 +428,10 @@ def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespon
     return render(request, template, context, status=status)
 
 
-@require_POST
-def run_resume(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = _get_run(run_id)
+def _start(request: HttpRequest, make: Callable[[], Run]) -> HttpResponse:
+    """Create a queued run with ``make``, enqueue it and go to its page; a refusal is a 400."""
     try:
-        run = resume_run(run)
+        run = make()
     except RewindError as exc:
         return HttpResponseBadRequest(str(exc))
     enqueue_run(run)
@@ -440,14 +439,15 @@ def run_resume(request: HttpRequest, run_id: int) -> HttpResponse:
 
 
 @require_POST
+def run_resume(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = _get_run(run_id)
+    return _start(request, lambda: resume_run(run))
+
+
+@require_POST
 def run_replay(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _get_run(run_id)
-    try:
-        replay = create_replay(run)
-    except RewindError as exc:
-        return HttpResponseBadRequest(str(exc))
-    enqueue_run(replay)
-    return _go(request, reverse("run-detail", args=[replay.pk]))
+    return _start(request, lambda: create_replay(run))
 
 
 # --- compare ---------------------------------------------------------------------------------

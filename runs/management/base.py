@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from runs.engine.errors import RewindError
 from runs.models import Node, Run
@@ -29,6 +29,41 @@ class RewindCommand(BaseCommand):
             return Run.objects.get(pk=int(value))
         except Run.DoesNotExist:
             raise CommandError(f"no run {value}") from None
+
+    def add_execution_arguments(self, parser: CommandParser, noun: str = "run") -> None:
+        """``--live``, ``--enqueue`` and ``--json``, shared by the commands that start work."""
+        parser.add_argument(
+            "--live", action="store_true", help="skip cache reads (measures jitter)"
+        )
+        parser.add_argument(
+            "--enqueue",
+            action="store_true",
+            help=f"hand the work to the task queue (a worker runs it) and print the queued {noun}",
+        )
+        parser.add_argument(
+            "--json", action="store_true", help=f"print the {noun} as one JSON object"
+        )
+
+    def execute_and_report(
+        self, run: Run, options: dict[str, Any], total: int | None = None
+    ) -> None:
+        """Run ``run`` here (or enqueue it with ``--enqueue``), print it, and exit non-zero
+        if it did not complete."""
+        from runs.engine.report import run_json
+        from runs.engine.runner import execute_run
+        from runs.tasks import enqueue_run
+
+        if options["enqueue"]:
+            enqueue_run(run)
+        else:
+            run = execute_run(run.pk, on_step=self.progress(total))
+        data = run_json(run)
+        if options["json"]:
+            self.print_json(data)
+        else:
+            self.stdout.write(format_run(data))
+        if not options["enqueue"] and run.status != Run.Status.COMPLETED:
+            raise CommandError(f"run {run.pk} {run.status}: {run.error}")
 
     def print_json(self, value: Any) -> None:
         self.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, default=str))

@@ -4,10 +4,8 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from runs.engine.report import run_json
-from runs.engine.runner import create_fork, execute_run, preview_fork
-from runs.management.base import RewindCommand, format_run
-from runs.tasks import enqueue_run
+from runs.engine.runner import create_fork, preview_fork
+from runs.management.base import RewindCommand
 
 
 class Command(RewindCommand):
@@ -29,15 +27,7 @@ class Command(RewindCommand):
             help="the one override: prompt, model, temperature or output (llm nodes); "
             "args.NAME or output (tool nodes). output takes JSON.",
         )
-        parser.add_argument(
-            "--live", action="store_true", help="skip cache reads (measures jitter)"
-        )
-        parser.add_argument(
-            "--enqueue",
-            action="store_true",
-            help="hand the work to the task queue (a worker runs it) and print the queued run",
-        )
-        parser.add_argument("--json", action="store_true", help="print the fork as one JSON object")
+        self.add_execution_arguments(parser, "fork")
         parser.add_argument(
             "--dry-run",
             action="store_true",
@@ -56,17 +46,7 @@ class Command(RewindCommand):
             self.show_preview(preview_fork(source, options["node"], field, value), options["json"])
             return
         fork = create_fork(source, options["node"], field, value, live=options["live"])
-        if options["enqueue"]:
-            enqueue_run(fork)
-        else:
-            fork = execute_run(fork.pk, on_step=self.progress())
-        data = run_json(fork)
-        if options["json"]:
-            self.print_json(data)
-        else:
-            self.stdout.write(format_run(data))
-        if fork.status not in (fork.Status.COMPLETED, fork.Status.QUEUED):
-            raise CommandError(f"run {fork.pk} {fork.status}: {fork.error}")
+        self.execute_and_report(fork, options)
 
     def show_preview(self, preview: dict[str, Any], as_json: bool) -> None:
         if as_json:

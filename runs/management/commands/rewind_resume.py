@@ -2,12 +2,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import CommandError, CommandParser
+from django.core.management.base import CommandParser
 
-from runs.engine.report import run_json
-from runs.engine.runner import execute_run, mark_interrupted_runs, resume_run
-from runs.management.base import RewindCommand, format_run
-from runs.tasks import enqueue_run
+from runs.engine.runner import mark_interrupted_runs, resume_run
+from runs.management.base import RewindCommand
 
 
 class Command(RewindCommand):
@@ -28,15 +26,4 @@ class Command(RewindCommand):
                 f"marked interrupted: {', '.join(map(str, marked))}" if marked else "no dead runs"
             )
             return
-        run = resume_run(self.get_run(options["run"]))
-        if options["enqueue"]:
-            enqueue_run(run)
-        else:
-            run = execute_run(run.pk, on_step=self.progress())
-        data = run_json(run)
-        if options["json"]:
-            self.print_json(data)
-        else:
-            self.stdout.write(format_run(data))
-        if not options["enqueue"] and run.status != run.Status.COMPLETED:
-            raise CommandError(f"run {run.pk} {run.status}: {run.error}")
+        self.execute_and_report(resume_run(self.get_run(options["run"])), options)

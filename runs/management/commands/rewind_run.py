@@ -5,10 +5,8 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from runs.engine.pipeline import get_pipeline
-from runs.engine.report import run_json
-from runs.engine.runner import create_run, execute_run
-from runs.management.base import RewindCommand, format_run
-from runs.tasks import enqueue_run
+from runs.engine.runner import create_run
+from runs.management.base import RewindCommand
 
 
 def parse_pairs(pairs: list[str], option: str) -> dict[str, str]:
@@ -39,15 +37,7 @@ class Command(RewindCommand):
         parser.add_argument(
             "--temperature", help="sampling temperature, 0 to 2 (default: REWIND_LLM_TEMPERATURE)"
         )
-        parser.add_argument(
-            "--live", action="store_true", help="skip cache reads (measures jitter)"
-        )
-        parser.add_argument(
-            "--enqueue",
-            action="store_true",
-            help="hand the work to the task queue (a worker runs it) and print the queued run",
-        )
-        parser.add_argument("--json", action="store_true", help="print the run as one JSON object")
+        self.add_execution_arguments(parser, "run")
 
     def handle(self, *args: Any, **options: Any) -> None:
         from django.conf import settings
@@ -60,14 +50,4 @@ class Command(RewindCommand):
             temperature=options["temperature"],
             live=options["live"],
         )
-        if options["enqueue"]:
-            enqueue_run(run)
-        else:
-            run = execute_run(run.pk, on_step=self.progress(len(get_pipeline(name).nodes)))
-        data = run_json(run)
-        if options["json"]:
-            self.print_json(data)
-        else:
-            self.stdout.write(format_run(data))
-        if run.status not in (run.Status.COMPLETED, run.Status.QUEUED):
-            raise CommandError(f"run {run.pk} {run.status}: {run.error}")
+        self.execute_and_report(run, options, total=len(get_pipeline(name).nodes))
