@@ -321,8 +321,9 @@ def diff_runs(run_a: Run, run_b: Run) -> dict[str, Any]:
         "artifact_diff": unified_artifact_diff(
             text_a,
             text_b,
-            f"run {run_a.pk}: {run_a.artifact_path or '(no artifact)'}",
-            f"run {run_b.pk}: {run_b.artifact_path or '(no artifact)'}",
+            # Labels name runs, never server paths.
+            f"run {run_a.pk}" + ("" if run_a.artifact_sha256 else " (no artifact)"),
+            f"run {run_b.pk}" + ("" if run_b.artifact_sha256 else " (no artifact)"),
         ),
         "trajectory_equal": bool(run_a.trajectory_sha256)
         and run_a.trajectory_sha256 == run_b.trajectory_sha256,

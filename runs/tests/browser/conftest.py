@@ -19,12 +19,14 @@ import os
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,23 +74,63 @@ class RewindServer:
     base_url: str
     env: dict[str, str]
     log: Path
+    database: Path
+    pid: int
 
     def url(self, path: str) -> str:
         return self.base_url + path
 
-    def manage(self, *args: str, timeout: float = 120) -> str:
-        """Run ``manage.py ARGS`` against the server's database; its stdout."""
-        return _manage(self.env, *args, timeout=timeout)
+    def worker_pids(self) -> list[int]:
+        """The ``db_worker`` children of the server (Linux ``/proc``)."""
+        children = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()
+        return [
+            int(pid)
+            for pid in children
+            if b"db_worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        ]
 
-    def create_run(self) -> int:
-        """A completed run of the demo pipeline, executed by ``rewind_run`` in its own
-        process (the fixture for tests that start from a finished run)."""
-        out = json.loads(self.manage("rewind_run", "--json"))
-        assert out["status"] == "completed", out
-        return int(out["run"])
+    @contextmanager
+    def worker_paused(self) -> Iterator[None]:
+        """Hold the worker (SIGSTOP … SIGCONT) while the body runs, so a run started in the
+        body is still queued when its page arrives, however loaded the machine is.
+
+        The worker is stopped only at a moment it holds no write lock on the database (checked
+        with a plain ``BEGIN IMMEDIATE`` on the file), or the server's own writes would wait
+        on a stopped process."""
+        workers = self.worker_pids()
+        assert workers, "rewind_serve started no db_worker"
+        for _ in range(100):
+            for pid in workers:
+                os.kill(pid, signal.SIGSTOP)
+            if _writable(self.database):
+                break
+            for pid in workers:
+                os.kill(pid, signal.SIGCONT)
+            time.sleep(0.05)
+        else:
+            pytest.fail("the worker never let go of the database write lock", pytrace=False)
+        try:
+            yield
+        finally:
+            for pid in workers:
+                os.kill(pid, signal.SIGCONT)
+
+
+def _writable(database: Path) -> bool:
+    """True if a write transaction on the SQLite file can start now (nobody holds the lock)."""
+    connection = sqlite3.connect(database, timeout=0.2, isolation_level=None)
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        connection.execute("ROLLBACK")
+        return True
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        connection.close()
 
 
 def _manage(env: dict[str, str], *args: str, timeout: float = 120) -> str:
+    """Run ``manage.py ARGS`` with the server's environment; its stdout."""
     result = subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=REPO,
@@ -123,6 +165,10 @@ def _healthy(base_url: str) -> bool:
 def _stop(process: subprocess.Popen) -> None:
     """SIGINT (what Ctrl-C sends: uvicorn shuts down, then ``rewind_serve`` stops its worker),
     then SIGTERM, then SIGKILL for the whole process group this fixture created."""
+    try:  # a worker left paused by an interrupted test could not act on its SIGTERM
+        os.killpg(process.pid, signal.SIGCONT)
+    except (ProcessLookupError, PermissionError):
+        pass
     for sig in (signal.SIGINT, signal.SIGTERM):
         if process.poll() is not None:
             break
@@ -160,9 +206,10 @@ def chromium_executable() -> str:
 def rewind_server(chromium_executable, tmp_path_factory) -> Iterator[RewindServer]:
     """The real dashboard (``manage.py rewind_serve``: uvicorn + one worker) on a free port."""
     tmp = tmp_path_factory.mktemp("browser")
+    database = tmp / "browser.sqlite3"
     env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
     env.update(
-        DATABASE_URL=f"sqlite:///{tmp / 'browser.sqlite3'}",
+        DATABASE_URL=f"sqlite:///{database}",
         REWIND_ARTIFACT_DIR=str(tmp / "artifacts"),
         DJANGO_SETTINGS_MODULE="rewind_site.settings",
         PYTHONUNBUFFERED="1",
@@ -201,7 +248,7 @@ def rewind_server(chromium_executable, tmp_path_factory) -> Iterator[RewindServe
                     pytrace=False,
                 )
             time.sleep(0.2)
-        yield RewindServer(base_url=base_url, env=env, log=log)
+        yield RewindServer(base_url=base_url, env=env, log=log, database=database, pid=process.pid)
     finally:
         _stop(process)
 
@@ -211,7 +258,9 @@ def browser(chromium_executable) -> Iterator:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium_executable, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(
+            executable_path=chromium_executable, args=CHROMIUM_ARGS
+        )
         try:
             yield browser
         finally:
@@ -223,7 +272,9 @@ def page(browser, rewind_server) -> Iterator:
     """A fresh browser context, signed in through the real login form."""
     from playwright.sync_api import expect
 
-    context = browser.new_context(base_url=rewind_server.base_url, viewport={"width": 1280, "height": 900})
+    context = browser.new_context(
+        base_url=rewind_server.base_url, viewport={"width": 1280, "height": 900}
+    )
     context.set_default_timeout(ACTION_TIMEOUT_MS)
     context.set_default_navigation_timeout(30_000)
     page = context.new_page()

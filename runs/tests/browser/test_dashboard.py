@@ -75,30 +75,52 @@ def open_fork_editor(page: Page, node: str) -> Locator:
     return editor
 
 
+def start_run(page: Page) -> int:
+    """Start a run of the default pipeline from the "New run" form; its id, once landed."""
+    page.goto("/runs/")
+    page.locator("#new-run").get_by_role("button", name="Start run").click()
+    return land_on_new_run(page)
+
+
+def finished_run(page: Page) -> int:
+    """A completed run, its page freshly loaded (as a user opening a finished run sees it)."""
+    run = start_run(page)
+    wait_until_completed(page)
+    page.goto(f"/runs/{run}/")
+    wait_until_completed(page)
+    return run
+
+
 # --- tests -----------------------------------------------------------------------------------
 
 
 def test_a_new_run_streams_its_steps_to_completion(page, rewind_server, screenshot_dir):
-    page.goto("/runs/")
-    page.locator("#new-run").get_by_role("button", name="Start run").click()
-    run = land_on_new_run(page)
-    mark_page(page)
+    requested: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    # The worker waits until the page has arrived, so the page shows the run queued and
+    # everything after is the live region updating in place, never a page rendered complete.
+    with rewind_server.worker_paused():
+        run = start_run(page)
+        mark_page(page)
+        expect(page.locator("#run-status")).to_have_text("queued")
+        expect(page.locator("li.step[data-status=completed]")).to_have_count(0)
+        expect(page.get_by_role("button", name="Replay unchanged")).to_be_disabled()
 
     wait_until_completed(page)
     artifact = page.locator("section.artifact")
     expect(artifact.locator(":scope > h2")).to_have_text("Artifact", timeout=UI_TIMEOUT_MS)
     expect(artifact.locator("table").first).to_be_visible()
+    # The replay button arrives with the live region: offered once the run has finished.
     expect(page.get_by_role("button", name="Replay unchanged")).to_be_enabled()
     assert_same_document(page)
     assert run_id_of(page) == run
+    assert rewind_server.url(f"/runs/{run}/events/") in requested, "no event stream was opened"
 
     page.screenshot(path=screenshot_dir / "run-detail.png", full_page=True)
 
 
 def test_fork_analyse_with_a_changed_argument_and_compare(page, rewind_server, screenshot_dir):
-    parent = rewind_server.create_run()
-    page.goto(f"/runs/{parent}/")
-    wait_until_completed(page)
+    parent = finished_run(page)
     mark_page(page)
 
     editor = open_fork_editor(page, "analyse")
@@ -125,8 +147,9 @@ def test_fork_analyse_with_a_changed_argument_and_compare(page, rewind_server, s
 
 
 def test_an_unchanged_replay_is_identical(page, rewind_server, screenshot_dir):
-    parent = rewind_server.create_run()
-    page.goto(f"/runs/{parent}/")
+    # Replay from the page the run streamed to completion on (no reload): the button and its
+    # CSRF token came with the live region.
+    parent = start_run(page)
     wait_until_completed(page)
     page.get_by_role("button", name="Replay unchanged").click()
 
@@ -149,9 +172,7 @@ def assert_nothing_ran(page: Page) -> None:
 
 
 def test_a_prompt_override_with_markup_is_shown_as_text(page, rewind_server, screenshot_dir):
-    parent = rewind_server.create_run()
-    page.goto(f"/runs/{parent}/")
-    wait_until_completed(page)
+    parent = finished_run(page)
 
     editor = open_fork_editor(page, "plan")
     editor.locator('textarea[name="prompt"]').fill(XSS)
@@ -179,10 +200,9 @@ def test_a_prompt_override_with_markup_is_shown_as_text(page, rewind_server, scr
     assert_nothing_ran(page)
 
 
+# base.html configures htmx to swap 4xx answers: invalid forms come back with their errors.
 def test_an_invalid_argument_is_an_inline_error(page, rewind_server):
-    parent = rewind_server.create_run()
-    page.goto(f"/runs/{parent}/")
-    wait_until_completed(page)
+    parent = finished_run(page)
     mark_page(page)
 
     editor = open_fork_editor(page, "analyse")
@@ -192,13 +212,39 @@ def test_an_invalid_argument_is_an_inline_error(page, rewind_server):
     field.evaluate("el => el.setAttribute('type', 'text')")
     field.fill("abc")
     url = page.url
-    editor.get_by_role("button", name="Fork with this change").click()
+    with page.expect_response(
+        lambda r: r.request.method == "POST" and r.url.endswith("/fork/"), timeout=UI_TIMEOUT_MS
+    ) as posted:
+        editor.get_by_role("button", name="Fork with this change").click()
+    # The server refuses the value and answers the editor with the error next to the field ...
+    assert posted.value.status == 400
+    assert "expected float" in posted.value.text()
 
+    # ... and the browser must show it there.
     invalid = page.locator("#inspector div.field.invalid").filter(
         has=page.locator('[name="args.cost_scale"]')
     )
-    expect(invalid.locator(".error")).to_contain_text("abc", timeout=UI_TIMEOUT_MS)
+    expect(invalid.locator(".error")).to_contain_text("abc", timeout=5_000)
     expect(invalid.locator(".error")).to_contain_text("args.cost_scale")
     expect(page.locator("#inspector div.field.invalid")).to_have_count(1)
+    assert page.url == url == rewind_server.url(f"/runs/{parent}/")
+    assert_same_document(page)
+
+
+def test_invalid_new_run_inputs_are_an_inline_error(page, rewind_server):
+    page.goto("/runs/")
+    mark_page(page)
+    form = page.locator("#new-run")
+    form.locator('textarea[name="inputs"]').fill("{not json")
+    url = page.url
+    with page.expect_response(
+        lambda r: r.request.method == "POST" and r.url.endswith("/runs/new/"),
+        timeout=UI_TIMEOUT_MS,
+    ) as posted:
+        form.get_by_role("button", name="Start run").click()
+    assert posted.value.status == 400
+    assert "not valid JSON" in posted.value.text()
+
+    expect(form.locator(".error")).to_contain_text("not valid JSON", timeout=5_000)
     assert page.url == url
     assert_same_document(page)
