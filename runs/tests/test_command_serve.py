@@ -1,30 +1,91 @@
-"""``rewind_serve``: a taken or invalid port is a clear error, never a uvicorn traceback.
+"""``rewind_serve``: a taken or invalid port is a clear error, never a uvicorn traceback; the
+first start creates the local user and prints its password once; one worker is started beside
+the server (unless ``--no-worker``) and stopped when the server returns, however it returns.
 
-No test starts a server: ``uvicorn.run`` is replaced by a recorder in every test, so a
-path that wrongly gets as far as serving records the call instead of blocking the suite.
+No test starts a server or a worker: ``uvicorn.run`` and ``start_worker`` are replaced by
+recorders in every test, so a path that wrongly gets as far as serving records the call
+instead of blocking the suite or leaving a process behind.
 """
 
 from __future__ import annotations
 
 import io
+import re
+import signal
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from runs.management.commands.rewind_serve import port_is_free
 
+PASSWORD_LINE = re.compile(r"created the user 'rewind' with password (\S+)")
+
+
+class FakeWorker:
+    """Stands in for the worker's ``subprocess.Popen``: records how it is stopped."""
+
+    def __init__(self) -> None:
+        self.returncode: int | None = None
+        self.signals: list[int] = []
+        self.waited = False
+        self.killed = False
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def send_signal(self, sig: int) -> None:
+        self.signals.append(sig)
+        self.returncode = -sig  # it exits on SIGTERM
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        self.waited = True
+        return self.returncode
+
+    def kill(self) -> None:
+        self.killed = True
+
+    @property
+    def stopped(self) -> bool:
+        return self.signals == [signal.SIGTERM] and self.waited
+
 
 @pytest.fixture(autouse=True)
-def served(monkeypatch) -> list[dict[str, Any]]:
+def workers(monkeypatch) -> list[FakeWorker]:
+    """Every worker the command started, in order."""
+    started: list[FakeWorker] = []
+
+    def fake_start_worker() -> FakeWorker:
+        worker = FakeWorker()
+        started.append(worker)
+        return worker
+
+    monkeypatch.setattr("runs.management.commands.rewind_serve.start_worker", fake_start_worker)
+    return started
+
+
+class Served(list):
+    """The calls that would have started uvicorn; ``during`` runs inside the fake server
+    (e.g. to raise what Ctrl-C raises)."""
+
+    during: Callable[[], None] | None = None
+
+
+@pytest.fixture(autouse=True)
+def served(monkeypatch, workers) -> Served:
     """Every call that would have started uvicorn, with its arguments."""
-    calls: list[dict[str, Any]] = []
+    calls = Served()
 
     def fake_run(app: str, **kwargs: Any) -> None:
+        # Record only the arguments, so the existing equality checks stay exact; what was
+        # running at that moment is checked through ``workers`` inside ``during``.
         calls.append({"app": app, **kwargs})
+        if calls.during is not None:
+            calls.during()
 
     monkeypatch.setattr("uvicorn.run", fake_run)
     monkeypatch.delenv("REWIND_PORT", raising=False)
@@ -69,12 +130,13 @@ def test_port_is_free_is_false_when_held_on_every_interface():
         assert port_is_free("127.0.0.1", holder.getsockname()[1]) is False
 
 
-def test_a_taken_port_is_a_clear_error(taken_port, served):
+def test_a_taken_port_is_a_clear_error(taken_port, served, workers):
     message = serve_error("--port", str(taken_port))
 
     assert f"port {taken_port} on 127.0.0.1 is already in use" in message
     assert "--port" in message
     assert served == []
+    assert workers == []  # nothing started for a server that cannot start
 
 
 def test_a_taken_port_from_rewind_port_is_a_clear_error(taken_port, served, monkeypatch):
@@ -114,7 +176,14 @@ def test_a_host_that_cannot_be_bound_is_a_clear_error(host, served):
     assert served == []
 
 
-def test_a_free_port_is_served(served):
+def serve(*args: str) -> str:
+    out = io.StringIO()
+    call_command("rewind_serve", "--port", str(free_port()), *args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.mark.django_db
+def test_a_free_port_is_served(served, workers):
     port = free_port()
     out = io.StringIO()
 
@@ -128,4 +197,120 @@ def test_a_free_port_is_served(served):
             "log_level": "warning",
         }
     ]
-    assert f"http://127.0.0.1:{port}/runs/" in out.getvalue()
+    assert f"http://127.0.0.1:{port}/runs/ with one worker" in out.getvalue()
+    assert len(workers) == 1
+
+
+# --- the local user --------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_first_start_creates_a_user_and_prints_its_password_once():
+    output = serve()
+
+    user = get_user_model().objects.get()
+    assert user.username == "rewind"
+    assert user.is_staff and user.is_superuser  # may change settings and use the admin
+    (password,) = PASSWORD_LINE.findall(output)
+    assert output.count(password) == 1
+    assert len(password) >= 12
+    assert user.password != password  # stored hashed, never in clear
+    assert authenticate(username="rewind", password=password) == user
+
+
+@pytest.mark.django_db
+def test_a_second_start_creates_no_user_and_prints_no_password():
+    first = serve()
+    (password,) = PASSWORD_LINE.findall(first)
+
+    second = serve()
+
+    assert get_user_model().objects.count() == 1
+    assert "password" not in second
+    assert authenticate(username="rewind", password=password) is not None  # unchanged
+
+
+@pytest.mark.django_db
+def test_no_user_is_created_when_one_exists_already(django_user_model):
+    django_user_model.objects.create_user("ada", password="x" * 12)
+
+    output = serve()
+
+    assert list(django_user_model.objects.values_list("username", flat=True)) == ["ada"]
+    assert "password" not in output
+
+
+@pytest.mark.django_db
+def test_each_install_gets_its_own_password(django_user_model):
+    first = PASSWORD_LINE.findall(serve())
+    django_user_model.objects.all().delete()
+    second = PASSWORD_LINE.findall(serve())
+
+    assert first and second and first != second
+
+
+# --- the worker ------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_worker_runs_while_serving_and_is_stopped_after(served, workers):
+    seen: list[bool] = []
+    served.during = lambda: seen.append(len(workers) == 1 and workers[0].poll() is None)
+
+    serve()
+
+    assert seen == [True]  # started before the server, still up while it served
+    (worker,) = workers
+    assert worker.stopped  # SIGTERM, then waited for: it finishes the step in hand
+    assert not worker.killed
+
+
+@pytest.mark.django_db
+def test_the_worker_is_stopped_when_the_server_is_interrupted(served, workers):
+    def interrupt() -> None:
+        raise KeyboardInterrupt
+
+    served.during = interrupt
+
+    with pytest.raises(CommandError, match="interrupted"):
+        serve()
+
+    (worker,) = workers
+    assert worker.stopped
+
+
+@pytest.mark.django_db
+def test_the_worker_is_stopped_when_the_server_fails(served, workers):
+    def crash() -> None:
+        raise OSError("address family not supported")
+
+    served.during = crash
+
+    with pytest.raises(OSError):
+        serve()
+
+    (worker,) = workers
+    assert worker.stopped
+
+
+@pytest.mark.django_db
+def test_a_worker_that_already_exited_is_not_signalled(served, workers):
+    def worker_dies() -> None:
+        workers[0].returncode = 1
+
+    served.during = worker_dies
+
+    serve()
+
+    (worker,) = workers
+    assert worker.signals == [] and not worker.killed
+
+
+@pytest.mark.django_db
+def test_no_worker_starts_no_worker(served, workers):
+    output = serve("--no-worker")
+
+    assert workers == []
+    assert len(served) == 1  # the dashboard is still served
+    assert "with one worker" not in output
+    assert "/runs/" in output
