@@ -7,7 +7,8 @@ a worker on another machine must never look for a run that does not exist yet.
 from __future__ import annotations
 
 from django.db import transaction
-from django.tasks import task
+from django.tasks import TaskResultStatus, task
+from django.utils import timezone
 
 from runs.engine.runner import execute_run, mark_interrupted_runs
 from runs.models import Run
@@ -16,9 +17,24 @@ from runs.models import Run
 @task()
 def execute_run_task(run_id: int) -> str:
     # Every worker that picks up work also looks for runs whose worker died.
-    mark_interrupted_runs()
+    reap_dead_runs()
     return execute_run(run_id).status
 
 
 def enqueue_run(run: Run) -> None:
     transaction.on_commit(lambda: execute_run_task.enqueue(run.pk))
+
+
+def reap_dead_runs() -> list[int]:
+    """Mark runs whose worker died as interrupted, and close their task rows: a worker killed
+    with SIGKILL leaves its task ``RUNNING`` for ever, and the queue has no lease of its own."""
+    from django_tasks_db.models import DBTaskResult
+
+    run_ids = mark_interrupted_runs()
+    if run_ids:
+        DBTaskResult.objects.filter(
+            status=TaskResultStatus.RUNNING,
+            task_path=execute_run_task.module_path,
+            args_kwargs__args__0__in=run_ids,
+        ).update(status=TaskResultStatus.FAILED, finished_at=timezone.now())
+    return run_ids

@@ -4,8 +4,9 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from runs.engine.runner import mark_interrupted_runs, resume_run
+from runs.engine.runner import resume_run
 from runs.management.base import RewindCommand
+from runs.tasks import reap_dead_runs
 
 
 class Command(RewindCommand):
@@ -20,7 +21,7 @@ class Command(RewindCommand):
         parser.add_argument("--json", action="store_true", help="print the run as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        marked = mark_interrupted_runs()
+        marked = reap_dead_runs()
         if options["run"] is None:
             self.stdout.write(
                 f"marked interrupted: {', '.join(map(str, marked))}" if marked else "no dead runs"

@@ -70,7 +70,7 @@ class Supervisor(threading.Thread):
     def run(self) -> None:
         from django.db import connection
 
-        from runs.engine.runner import mark_interrupted_runs
+        from runs.tasks import reap_dead_runs
 
         interval = max(1.0, settings.REWIND_RUN_LEASE_SECONDS / 3)
         try:
@@ -79,7 +79,7 @@ class Supervisor(threading.Thread):
                     self.stdout.write(f"worker exited ({self.worker.returncode}); starting another")
                     self.worker = start_worker()
                 try:
-                    mark_interrupted_runs()
+                    reap_dead_runs()
                 except Exception as exc:  # noqa: BLE001 — a busy database must not end the loop
                     self.stdout.write(f"supervisor: {exc}")
         finally:
