@@ -137,7 +137,9 @@ def test_the_artifacts_are_compared_with_a_unified_diff(signed_in, research_run,
     assert "<strong>differ</strong>" in text
     udiff = text[text.index('<pre class="udiff">') :]
     udiff = udiff[: udiff.index("</pre>")]
-    assert f"--- run {research_run.pk}: " in udiff and f"+++ run {cost_fork.pk}: " in udiff
+    # Labelled by run, never by a server path.
+    assert f"--- run {research_run.pk}\n" in udiff and f"+++ run {cost_fork.pk}\n" in udiff
+    assert "artifacts/" not in udiff
     assert "\n-| A |" in udiff and "\n+| A |" in udiff  # the results table row changed
     assert "@@ " in udiff
 

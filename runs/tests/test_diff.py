@@ -299,7 +299,8 @@ def test_diff_runs_step_missing_in_b_reports_a_sequence_id() -> None:
 
 
 @pytest.mark.django_db
-def test_diff_runs_artifacts_differ(tmp_path: Path) -> None:
+def test_diff_runs_artifacts_differ(tmp_path: Path, settings: Any) -> None:
+    settings.REWIND_ARTIFACT_DIR = tmp_path  # artifacts are read only from inside this folder
     run_a = with_artifact(make_pipeline_run(), tmp_path / "a.md", "# Report\nA costs 344.75\n")
     run_b = with_artifact(make_pipeline_run(), tmp_path / "b.md", "# Report\nA costs 1034.25\n")
 
