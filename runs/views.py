@@ -398,14 +398,10 @@ def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespon
     form = ForkForm(spec, node, request.POST or None)
     error, status = None, 200
     if request.method == "POST":
-        status = 400
-        if "replay" in request.POST or (form.is_valid() and form.override is None):
-            override = None
-        elif form.is_valid():
-            override = form.override
-        else:
-            override = False  # the form shows its own errors
-        if override is not False:
+        status = 400  # unless the fork is made below
+        replay = "replay" in request.POST  # the "Replay unchanged" button ignores the fields
+        if replay or form.is_valid():
+            override = None if replay else form.override
             try:
                 fork = create_fork(
                     run,
