@@ -12,6 +12,7 @@ from typing import Any
 from django import forms
 
 from runs.engine.errors import OverrideError, PipelineError, RewindError
+from runs.engine.hashing import canonical_json
 from runs.engine.overrides import MAX_TEMPERATURE, Override, current_fields, parse_override
 from runs.engine.pipeline import LLMNode, NodeSpec, get_pipeline, pipeline_names
 from runs.engine.providers.client import PRESETS, strip_credentials
@@ -169,6 +170,9 @@ class ForkForm(forms.Form):
                 )
             except OverrideError as exc:
                 self.add_error(name, str(exc))
+            else:
+                if canonical_json(self.override.value) == canonical_json(self.current[name]):
+                    self.override = None  # "0" for 0.0: the text changed, the value did not
         return data
 
 

@@ -395,3 +395,12 @@ def test_a_run_of_a_pipeline_no_longer_registered_cannot_be_forked(signed_in, ru
     assert signed_in.get(url(run, 0)).status_code == 404
     assert signed_in.post(url(run, 0), {"replay": "1"}).status_code == 404
     assert rows() == before
+
+
+def test_retyping_a_value_without_changing_it_is_an_unchanged_replay(signed_in, research_run):
+    # "0" where "0.0" was pre-filled: the text differs, the value does not.
+    response = signed_in.post(f"/runs/{research_run.pk}/nodes/3/fork/", {"temperature": "0"})
+
+    assert response.status_code == 302
+    fork = Run.objects.get(parent=research_run)
+    assert fork.override is None and fork.fork_node == "critique"
