@@ -25,6 +25,7 @@ from runs.engine.artifacts import write_artifact
 from runs.engine.cache_keys import llm_cache_key, tool_cache_key
 from runs.engine.errors import NodeFailure, storable_text, unstorable_reason
 from runs.engine.hashing import content_sha256, semantic_state, sha256_bytes
+from runs.engine.inflight import call_lock
 from runs.engine.overrides import Override
 from runs.engine.pipeline import LLMNode, NodeSpec, Pipeline, ToolNode
 from runs.engine.pricing import cost_usd
@@ -163,7 +164,7 @@ def run_llm(spec: LLMNode, view: dict, ctx: RunContext, record: StepRecord) -> A
     record.cache_key = key
     if ctx.live:
         return _call_llm(spec, request, occurrence, ctx, record)
-    with cache.single_flight(f"{key}#{occurrence}"):
+    with call_lock(key):  # identical calls in flight go to the provider once
         entry = cache.get_llm(key, occurrence)
         if entry is not None:
             record.cache_source = "cache"

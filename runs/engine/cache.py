@@ -7,9 +7,7 @@ that parsed). Live mode never reads, and never overwrites what cache mode will r
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -20,19 +18,6 @@ from runs.engine.cache_keys import explain_llm_miss, explain_tool_miss, llm_key_
 from runs.models import LLMCacheEntry, ToolCacheEntry
 
 NEAREST_WINDOW = 25  # recent entries of a node searched for the closest one on a miss
-
-_inflight_guard = threading.Lock()
-_inflight: dict[str, threading.Lock] = {}
-
-
-@contextmanager
-def single_flight(key: str) -> Iterator[None]:
-    """Identical calls in flight at once in this process go to the provider once: the second
-    caller waits on the first and then finds its answer in the cache."""
-    with _inflight_guard:
-        lock = _inflight.setdefault(key, threading.Lock())
-    with lock:
-        yield
 
 
 def _touch(model: type[LLMCacheEntry] | type[ToolCacheEntry], pk: int) -> None:

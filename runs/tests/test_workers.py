@@ -375,3 +375,40 @@ def test_racing_cache_writes_keep_one_entry_per_key_and_the_first_write_wins(rew
     )
     assert cache.get_llm("k" * 64, 0).response == first.response
     assert cache.get_tool("t" * 64).result == ToolCacheEntry.objects.get(key="t" * 64).result
+
+
+def test_identical_calls_in_flight_on_two_workers_go_to_the_provider_once(
+    rewind_settings, loopback_provider, db_workers
+):
+    """Two workers replay the same change at the same moment: each llm request reaches the
+    provider once; the second worker waits and is served from the cache."""
+
+    def slow(call: LoopbackCall):
+        time.sleep(0.4)  # long enough for both workers to be in flight together
+        return provider.simulate(call)
+
+    provider = loopback_provider(slow)
+    source = execute_run(create_run("research").pk)
+    assert source.status == Run.Status.COMPLETED, source.error
+    before = len(provider.chat_calls())
+    workers = db_workers(2)
+
+    # The same new cost scale twice: analyse and every llm step after it miss the cache.
+    ids = []
+    for _ in range(2):
+        fork = create_fork(source, FORK_AT, "args.cost_scale", 7.0, from_text=False)
+        enqueue_run(fork)
+        ids.append(fork.pk)
+    wait_for(lambda: finished_count(ids, workers), timeout=120, interval=0.2, what="two forks")
+
+    forks = list(Run.objects.filter(pk__in=ids))
+    assert {f.status for f in forks} == {Run.Status.COMPLETED}
+    assert len({f.trajectory_sha256 for f in forks}) == 1
+    tasks = DBTaskResult.objects.filter(args_kwargs__args__0__in=ids)
+    assert len({t.worker_ids[0] for t in tasks}) == 2, "each worker took one fork"
+    llm_after_fork = ["critique", "revise", "compose"]
+    calls = provider.chat_calls()[before:]
+    assert len(calls) == len(llm_after_fork), [c.system[:40] for c in calls]
+    sources = Node.objects.filter(run_id__in=ids, name__in=llm_after_fork)
+    by_source = sorted(sources.values_list("cache_source", flat=True))
+    assert by_source == ["cache"] * 3 + ["live"] * 3  # one worker paid, the other waited
