@@ -464,6 +464,7 @@ def compare(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
         "b": b,
         "result": result,
         "changes": changes,
+        "any_field_changed": any(c["fields"] for c in changes),
         "only_different": only_different,
         "identical": identical and result["trajectory_equal"],
         "node_count": len(result["nodes"]),
