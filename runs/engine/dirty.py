@@ -17,9 +17,16 @@ from runs.models import LLMCacheEntry, Node
 
 
 def dirty_set(
-    pipeline: Pipeline, steps: list[Node], fork_at: Node, override: Override | None
+    pipeline: Pipeline,
+    steps: list[Node],
+    fork_at: Node,
+    override: Override | None,
+    carried: dict[int, dict[str, Override]] | None = None,
 ) -> dict[str, Any]:
-    """``steps`` are the source run's nodes in order; ``fork_at`` is one of them."""
+    """``steps`` are the source run's nodes in order; ``fork_at`` is one of them. ``carried``
+    are the overrides the source itself ran under (``effective_overrides``): re-executed
+    under the same override, a step reproduces the source's output."""
+    carried = carried or {}
     changed: set[str] = set()
     plan = []
     later = [n for n in steps if n.sequence_id >= fork_at.sequence_id]
@@ -34,6 +41,8 @@ def dirty_set(
             source = "live" if changed & set(spec.reads) else "cache"
         if source != "cache":
             changed.add(node.name)
+        elif "output" in carried.get(node.sequence_id, {}):
+            source = "override"  # the source's own output override, applied again
         tokens = 0
         if source == "live" and isinstance(spec, LLMNode):
             tokens = usage.get(node.cache_key) or node.total_tokens

@@ -38,7 +38,7 @@ class Override:
         return None if not data else cls(data["node"], data["field"], data["value"])
 
 
-def effective_overrides(run: Run) -> dict[int, dict[str, Override]]:
+def effective_overrides(run: Run, start: int | None = None) -> dict[int, dict[str, Override]]:
     """Every override a run's re-executed steps must apply, by sequence id and field.
 
     A fork inherits everything of its parent except its own one change — the parent's own
@@ -48,7 +48,8 @@ def effective_overrides(run: Run) -> dict[int, dict[str, Override]]:
     changed ``analyse`` would re-run ``analyse`` unchanged and reproduce the grandparent.
     """
     found: dict[int, dict[str, Override]] = {}
-    start = run.fork_sequence_id if run.fork_sequence_id is not None else 0
+    if start is None:  # the steps this run re-executes; a would-be fork passes its own point
+        start = run.fork_sequence_id if run.fork_sequence_id is not None else 0
     current: Run | None = run
     while current is not None:
         override = Override.from_json(current.override)

@@ -136,7 +136,8 @@ def preview_fork(
     """The dirty set of a fork that has not been made: what would run live, at what cost."""
     target, override = validate_fork(source, node, field, value, from_text=from_text)
     steps = list(source.nodes.order_by("sequence_id"))
-    return dirty_set(get_pipeline(source.pipeline), steps, target, override)
+    carried = effective_overrides(source, start=target.sequence_id)
+    return dirty_set(get_pipeline(source.pipeline), steps, target, override, carried)
 
 
 def create_fork(
@@ -445,4 +446,5 @@ def change_preview(source: Run, target: Node) -> dict[str, Any]:
     re-execute live and the projected tokens — what the fork editor shows before a fork."""
     steps = list(source.nodes.order_by("sequence_id"))
     placeholder = Override(target.name, "input", None)
-    return dirty_set(get_pipeline(source.pipeline), steps, target, placeholder)
+    carried = effective_overrides(source, start=target.sequence_id)
+    return dirty_set(get_pipeline(source.pipeline), steps, target, placeholder, carried)
