@@ -15,6 +15,7 @@ so a page costs the same few queries whatever its size or the table's.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin
@@ -149,6 +150,16 @@ def pretty_json(value: Any) -> SafeString | None:
     return format_html('<pre style="white-space: pre-wrap; margin: 0">{}</pre>', text)
 
 
+def pretty(field: str) -> Callable[[Any, Any], SafeString | None]:
+    """A read-only admin column showing the JSON field ``field`` pretty-printed."""
+
+    @admin.display(description=field)
+    def show(self: Any, obj: Any) -> SafeString | None:
+        return pretty_json(getattr(obj, field))
+
+    return show
+
+
 def admin_link(model: type, pk: int | str | None, label: object) -> SafeString | None:
     if pk is None:
         return None
@@ -275,18 +286,9 @@ class RunAdmin(ReadOnlyAdmin):
             '<a href="{}?run__id__exact={}">nodes of run {}</a>', url, obj.pk, obj.pk
         )
 
-    @admin.display(description="inputs")
-    def pretty_inputs(self, obj: Run) -> SafeString | None:
-        return pretty_json(obj.inputs)
-
-    @admin.display(description="provider")
-    def pretty_provider(self, obj: Run) -> SafeString | None:
-        # Model, temperature, preset and base URL; the API key is never stored here.
-        return pretty_json(obj.provider)
-
-    @admin.display(description="override")
-    def pretty_override(self, obj: Run) -> SafeString | None:
-        return pretty_json(obj.override)
+    pretty_inputs = pretty("inputs")
+    pretty_provider = pretty("provider")  # model, temperature, base URL: never the key
+    pretty_override = pretty("override")
 
 
 @admin.register(Node)
@@ -410,17 +412,9 @@ class NodeAdmin(ReadOnlyAdmin):
     def model_substituted(self, obj: Node) -> bool:
         return obj.model_substituted
 
-    @admin.display(description="inputs")
-    def pretty_inputs(self, obj: Node) -> SafeString | None:
-        return pretty_json(obj.inputs)
-
-    @admin.display(description="prompt")
-    def pretty_prompt(self, obj: Node) -> SafeString | None:
-        return pretty_json(obj.prompt)
-
-    @admin.display(description="output")
-    def pretty_output(self, obj: Node) -> SafeString | None:
-        return pretty_json(obj.output)
+    pretty_inputs = pretty("inputs")
+    pretty_prompt = pretty("prompt")
+    pretty_output = pretty("output")
 
 
 @admin.register(LLMCacheEntry)
@@ -466,17 +460,9 @@ class LLMCacheEntryAdmin(CacheEntryAdmin):
     def model_substituted(self, obj: LLMCacheEntry) -> bool:
         return bool(obj.model_answered) and obj.model_answered != obj.model_requested
 
-    @admin.display(description="request")
-    def pretty_request(self, obj: LLMCacheEntry) -> SafeString | None:
-        return pretty_json(obj.request)
-
-    @admin.display(description="response")
-    def pretty_response(self, obj: LLMCacheEntry) -> SafeString | None:
-        return pretty_json(obj.response)
-
-    @admin.display(description="usage")
-    def pretty_usage(self, obj: LLMCacheEntry) -> SafeString | None:
-        return pretty_json(obj.usage)
+    pretty_request = pretty("request")
+    pretty_response = pretty("response")
+    pretty_usage = pretty("usage")
 
 
 @admin.register(ToolCacheEntry)
@@ -503,13 +489,8 @@ class ToolCacheEntryAdmin(CacheEntryAdmin):
     )
     readonly_fields = flatten_fieldsets(fieldsets)
 
-    @admin.display(description="args")
-    def pretty_args(self, obj: ToolCacheEntry) -> SafeString | None:
-        return pretty_json(obj.args)
-
-    @admin.display(description="result")
-    def pretty_result(self, obj: ToolCacheEntry) -> SafeString | None:
-        return pretty_json(obj.result)
+    pretty_args = pretty("args")
+    pretty_result = pretty("result")
 
 
 @admin.register(BurrState)
