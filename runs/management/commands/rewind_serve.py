@@ -123,13 +123,7 @@ class Command(RewindCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        import warnings
-
         import uvicorn
-
-        # Static files are small synchronous file responses; Django's note that it adapts
-        # them for ASGI is expected here, not a problem to report on every request.
-        warnings.filterwarnings("ignore", message="StreamingHttpResponse must consume synchronous")
 
         host = options["host"]
         port = options["port"]
