@@ -11,11 +11,12 @@ from typing import Any
 
 from django import forms
 
-from runs.engine.errors import OverrideError, PipelineError, RewindError
+from runs.engine.errors import InputError, OverrideError, RewindError
 from runs.engine.hashing import canonical_json
 from runs.engine.overrides import MAX_TEMPERATURE, Override, current_fields, parse_override
 from runs.engine.pipeline import LLMNode, NodeSpec, get_pipeline, pipeline_names
 from runs.engine.providers.client import PRESETS, strip_credentials
+from runs.engine.runner import create_run
 from runs.models import Node, Run
 
 STATUS_CHOICES = [("", "any status"), *Run.Status.choices]
@@ -76,8 +77,6 @@ class NewRunForm(forms.Form):
 
     def create(self) -> Run:
         """Create the queued run; engine errors become form errors."""
-        from runs.engine.runner import create_run
-
         data = self.cleaned_data
         try:
             return create_run(
@@ -88,7 +87,7 @@ class NewRunForm(forms.Form):
                 from_text=False,
             )
         except RewindError as exc:
-            self.add_error("inputs" if "input" in str(exc) else None, str(exc))
+            self.add_error("inputs" if isinstance(exc, InputError) else None, str(exc))
             raise
 
 
@@ -128,9 +127,6 @@ class ForkForm(forms.Form):
                 widget=forms.Textarea(attrs={"rows": 6, "class": "json"}), **common
             )
         return forms.CharField(**common)
-
-    def fields_by_kind(self) -> list[forms.BoundField]:
-        return [self[name] for name in self.fields]
 
     # What a fork POST may carry besides the node's fields.
     CONTROL_FIELDS = frozenset({"csrfmiddlewaretoken", "replay"})
@@ -217,10 +213,3 @@ class SettingsForm(forms.Form):
         if data.get("preset") == "custom" and not data.get("base_url"):
             self.add_error("base_url", "a custom preset needs a base URL")
         return data
-
-
-def pipeline_or_none(name: str):
-    try:
-        return get_pipeline(name)
-    except PipelineError:
-        return None

@@ -11,6 +11,10 @@ class PipelineError(RewindError):
     """A pipeline is unknown or declared wrongly."""
 
 
+class InputError(RewindError):
+    """A run input the pipeline does not take, or of the wrong type."""
+
+
 class OverrideError(RewindError):
     """An override the node cannot consume, or a value of the wrong type. Raised before
     anything is written or run."""

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from runs.engine.actions import NodeAction, RunContext
 from runs.engine.dirty import dirty_set
-from runs.engine.errors import ForkError, NodeFailure, OverrideError, RewindError
+from runs.engine.errors import ForkError, InputError, NodeFailure, OverrideError, RewindError
 from runs.engine.hashing import trajectory_sha256
 from runs.engine.overrides import (
     Override,
@@ -45,7 +45,7 @@ logger = logging.getLogger("rewind.runner")
 def _inputs(pipeline: Pipeline, given: dict[str, Any], *, from_text: bool) -> dict[str, Any]:
     unknown = sorted(set(given) - set(pipeline.inputs))
     if unknown:
-        raise RewindError(
+        raise InputError(
             f"unknown input {', '.join(map(repr, unknown))}; the {pipeline.name} pipeline takes "
             + (", ".join(pipeline.inputs) or "no inputs")
         )
@@ -58,7 +58,7 @@ def _inputs(pipeline: Pipeline, given: dict[str, Any], *, from_text: bool) -> di
             )
             check_clean(name, merged[name])
         except OverrideError as exc:
-            raise RewindError(f"input {exc}") from None
+            raise InputError(f"input {exc}") from None
     return merged
 
 
