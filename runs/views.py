@@ -300,12 +300,13 @@ def _live_fragment(
     whether the run has finished. The signature, not the HTML, decides: the HTML carries a
     freshly masked CSRF token each time."""
     run = _get_run(run_id)
-    context = _run_context(run)
-    signature = (run.status, run.error, tuple((n.pk, n.status) for n in context["summary"].nodes))
+    # A cheap look first: while nothing changed, nothing is summarised, read or rendered.
+    steps = tuple(run.nodes.order_by("sequence_id").values_list("pk", "status"))
+    signature = (run.status, run.error, steps)
     if signature == last:
         return "", signature, run.is_finished
     # With the request, so the forms in the fragment carry the CSRF token.
-    html = render_to_string("runs/run_detail.html#run-live", context, request=request)
+    html = render_to_string("runs/run_detail.html#run-live", _run_context(run), request=request)
     return html, signature, run.is_finished
 
 
