@@ -100,7 +100,10 @@ class Node(models.Model):
     prompt_tokens = models.IntegerField(default=0)
     completion_tokens = models.IntegerField(default=0)
     total_tokens = models.IntegerField(default=0)
-    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    # Dollars this step cost. 0 is a real zero (a cached, inherited or action step paid nothing);
+    # NULL means "unknown": the provider answered with a model that has no price in
+    # runs/engine/pricing.py. Never read NULL as 0 -- a run total with any unknown live step is unknown.
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0, null=True, blank=True)
     cache_source = models.CharField(max_length=12, choices=CacheSource.choices)
     cache_key = models.CharField(max_length=64, blank=True)
     # Why a cache lookup missed: the nearest entry and the component that differed.
