@@ -80,6 +80,8 @@ def create_run(
         if not isinstance(model, str) or not model.strip() or len(model) > 200 or "\x00" in model:
             raise RewindError("model must be a name of 1 to 200 characters")
         snapshot["model"] = str(model).strip()
+    else:
+        snapshot["model"] = config.require_model()
     if temperature is not None:
         try:
             snapshot["temperature"] = parse_temperature(temperature)
@@ -319,16 +321,17 @@ def _context(run: Run) -> RunContext:
     occurrences: Counter = Counter(
         n.cache_key for n in inherited if n.kind == "llm" and n.cache_key
     )
+    # The endpoint (base URL, key) is the one configured now; model and temperature are the
+    # run's own, inherited by forks — so a fork needs no configured model.
+    config = current_config()
     return RunContext(
         run_id=run.pk,
         pipeline=pipeline,
         overrides=effective_overrides(run),
         live=run.mode == Run.Mode.LIVE,
-        model=run.provider.get("model") or current_config().model,
+        model=run.provider.get("model") or config.require_model(),
         temperature=float(run.provider.get("temperature", 0.0)),
-        # The endpoint (base URL, key) is the one configured now; model and temperature
-        # are the run's own, inherited by forks.
-        provider=current_config(),
+        provider=config,
         artifact_dir=Path(settings.REWIND_ARTIFACT_DIR),
         data_dir=Path(settings.REWIND_DATA_DIR),
         occurrences=occurrences,

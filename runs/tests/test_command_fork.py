@@ -262,3 +262,31 @@ def test_no_stderr_output_when_not_a_terminal(research_run, capsys):
 
     assert err.getvalue() == ""
     assert capsys.readouterr().err == ""
+
+
+def test_a_fork_inherits_its_parents_model_so_a_custom_endpoint_needs_none(
+    research_run, rewind_settings, serve_simulator
+):
+    # Issue 7, finding 6: with an endpoint configured and no REWIND_LLM_MODEL, a fork (which
+    # needs no provider at all here) used to fail with "the custom provider has no default model".
+    serve_simulator()
+    rewind_settings.REWIND_LLM_MODEL = ""
+
+    data = rewind_fork_json(str(research_run.pk), "--node", "plan")
+
+    assert data["status"] == "completed", data["error"]
+    assert data["model"] == research_run.provider["model"]
+    assert data["totals"]["total_tokens"] == 0
+
+
+def test_a_new_run_against_an_endpoint_without_a_model_says_what_to_set(
+    rewind_settings, serve_simulator
+):
+    serve_simulator()
+    rewind_settings.REWIND_LLM_MODEL = ""
+    before = Run.objects.count()
+
+    with pytest.raises(CommandError, match="REWIND_LLM_MODEL"):
+        call_command("rewind_run", stdout=io.StringIO(), stderr=io.StringIO())
+
+    assert Run.objects.count() == before

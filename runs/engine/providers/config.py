@@ -46,6 +46,15 @@ class ProviderConfig:
     def has_key(self) -> bool:
         return api_key() is not None
 
+    def require_model(self) -> str:
+        """The model a new run requests; an error if this endpoint has none configured."""
+        if not self.model:
+            raise ProviderConfigError(
+                f"set REWIND_LLM_MODEL (or pass a model): the {self.preset} provider has no "
+                "default model, and a new run needs one"
+            )
+        return self.model
+
     def snapshot(self) -> dict:
         """What a run records of its provider: enough to read, never the key."""
         return {
@@ -81,11 +90,9 @@ def current_config() -> ProviderConfig:
         preset, base_url = "simulator", SIMULATOR_BASE_URL
     elif not preset or preset == "simulator":
         preset = next((name for name, url in PRESETS.items() if url == base_url), "custom")
+    # A custom endpoint may have no default model: only a *new run* needs one (forks and
+    # replays inherit their parent's), so the lack is reported by ``require_model``.
     model = model_default or (SIMULATOR_MODEL if preset == "simulator" else "")
-    if not model:
-        raise ProviderConfigError(
-            f"set REWIND_LLM_MODEL: the {preset} provider has no default model"
-        )
     return ProviderConfig(
         preset=preset,
         base_url=base_url,
