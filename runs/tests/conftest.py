@@ -29,6 +29,17 @@ from runs.engine.runner import create_fork, create_run, execute_run
 from runs.models import Run
 
 
+# Django's default hasher spends ~1 s of CPU per password by design; the suite creates users in
+# most fixtures, so it hashes with MD5 instead (test passwords protect nothing).
+FAST_PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from django.conf import settings
+
+    settings.PASSWORD_HASHERS = FAST_PASSWORD_HASHERS
+
+
 @pytest.fixture
 def rewind_settings(settings, tmp_path, monkeypatch):
     """Settings for an isolated engine test: own artifact dir, the offline simulator."""

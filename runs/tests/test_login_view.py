@@ -98,3 +98,8 @@ def test_signing_out_needs_a_post_and_ends_the_session(client, member):
     assert response.status_code == 302
     assert response["Location"] == "/login/"
     assert client.get("/runs/").status_code == 302
+
+
+def test_the_suite_hashes_passwords_with_a_fast_hasher(dev_user):
+    # Fixture time went to PBKDF2 (seconds a user); test passwords need no strength.
+    assert dev_user.password.startswith("md5$")
