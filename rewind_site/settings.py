@@ -144,11 +144,21 @@ SERVESTATIC_AUTOREFRESH = DEBUG
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"debug_off": {"()": "django.utils.log.RequireDebugFalse"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler"},
+        # Django's own console handler logs only with DEBUG on; this one covers DEBUG off, so an
+        # operator sees every 5xx (with its traceback) on stderr either way, and only once.
+        "errors": {"class": "logging.StreamHandler", "level": "ERROR", "filters": ["debug_off"]},
+    },
     "loggers": {
         "rewind": {"handlers": ["console"], "level": env_str("REWIND_LOG_LEVEL", "WARNING")},
+        "django.request": {"handlers": ["errors"], "level": "ERROR"},
     },
 }
+
+# Under /api/ a refused CSRF check is answered as JSON like every other API error.
+CSRF_FAILURE_VIEW = "runs.api.csrf_failure"
 
 # --- Rewind -------------------------------------------------------------------------------
 
@@ -161,6 +171,11 @@ REWIND_PIPELINES = {
 REWIND_DEFAULT_PIPELINE = env_str("REWIND_DEFAULT_PIPELINE", "research")
 REWIND_ARTIFACT_DIR = Path(env_str("REWIND_ARTIFACT_DIR") or BASE_DIR / "artifacts")
 REWIND_DATA_DIR = Path(env_str("REWIND_DATA_DIR") or BASE_DIR / "data")
+# A tool argument that names a data file must be a regular file inside REWIND_DATA_DIR of at
+# most this many bytes (runs.engine.domains.DataFile).
+REWIND_DATA_FILE_MAX_BYTES = env_int(
+    "REWIND_DATA_FILE_MAX_BYTES", 64 * 1024 * 1024, minimum=1, maximum=2**40
+)
 
 # Provider endpoint. Unset base URL → the embedded offline simulator.
 REWIND_LLM_PRESET = env_str("REWIND_LLM_PRESET")

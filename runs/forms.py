@@ -107,6 +107,21 @@ class ForkForm(forms.Form):
 
     def _field_for(self, name: str, value: Any) -> forms.Field:
         common = {"required": False, "strip": False, "label": name}
+        domain = getattr(self.spec, "domains", {}).get(name.removeprefix("args."))
+        if name.startswith("args.") and domain is not None:
+            # The node's declared domain: choices as a select, bounds as min/max. The engine
+            # checks the value again (``parse_override``); these only guide the person.
+            widget = domain.widget()
+            if "choices" in widget:
+                choices = list(widget["choices"])
+                if field_text(value) not in choices:
+                    choices.insert(0, field_text(value))
+                return forms.CharField(
+                    widget=forms.Select(choices=[(c, c) for c in choices]), **common
+                )
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return forms.CharField(widget=forms.NumberInput(attrs=widget["attrs"]), **common)
+            return forms.CharField(widget=forms.TextInput(attrs=widget.get("attrs")), **common)
         if name == "prompt":
             return forms.CharField(widget=forms.Textarea(attrs={"rows": 10}), **common)
         if name == "output" and not isinstance(value, str):

@@ -23,7 +23,7 @@ from burr.core.action import SingleStepAction
 from runs.engine import cache
 from runs.engine.artifacts import write_artifact
 from runs.engine.cache_keys import llm_cache_key, tool_cache_key
-from runs.engine.errors import NodeFailure, storable_text, unstorable_reason
+from runs.engine.errors import NodeFailure, OverrideError, storable_text, unstorable_reason
 from runs.engine.hashing import content_sha256, semantic_state, sha256_bytes
 from runs.engine.inflight import call_lock
 from runs.engine.overrides import Override
@@ -244,7 +244,16 @@ def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) ->
     for name, override in overrides.items():
         if name.startswith("args."):
             args[name.removeprefix("args.")] = override.value
-    data = {name: _file_sha256(ctx.data_dir / name) for name in spec.data_files}
+    # Every file the tool reads is hashed into its key. A file named by an argument is
+    # confined to the data directory again here, at the moment it is read.
+    files = list(spec.data_files)
+    for name, domain in spec.file_args(args).items():
+        try:
+            domain.resolve(f"args.{name}", args[name], ctx.data_dir)
+        except OverrideError as exc:
+            raise NodeFailure(str(exc)) from None
+        files.append(args[name])
+    data = {name: _file_sha256(ctx.data_dir / name) for name in files}
     record.inputs = {"args": args, "data_sha256": data}
     if "output" in overrides:
         record.cache_source = "override"

@@ -16,7 +16,7 @@ from django.conf import settings
 
 from runs.engine.errors import NodeFailure, OverrideError
 from runs.engine.hashing import canonical_json
-from runs.engine.pipeline import LLMNode, NodeSpec
+from runs.engine.pipeline import LLMNode, NodeSpec, ToolNode
 
 if TYPE_CHECKING:
     from runs.models import Node, Run
@@ -78,7 +78,9 @@ def current_fields(spec: NodeSpec, node: Node) -> dict[str, Any]:
             "output": node.output,
         }
     args = (node.inputs or {}).get("args") or {}
-    return {**{f"args.{name}": value for name, value in args.items()}, "output": node.output}
+    # Only the arguments whose domain the node declares: an undeclared one is not overridable.
+    settable = {f"args.{name}": value for name, value in args.items() if name in spec.domains}
+    return {**settable, "output": node.output}
 
 
 def parse_override(
@@ -106,6 +108,10 @@ def parse_override(
             spec.parse(canonical_json(value))
         except NodeFailure as exc:
             raise OverrideError(f"output: {exc}") from None
+    elif field == "output":
+        _check_tool_output(spec, value, fields["output"])
+    elif field.startswith("args."):
+        value = spec.domains[field.removeprefix("args.")].check(field, value)
     size = len(canonical_json(value).encode("utf-8"))
     if size > settings.REWIND_OVERRIDE_MAX_BYTES:
         raise OverrideError(
@@ -130,6 +136,33 @@ def _typed(field: str, raw: Any, current: Any, *, from_text: bool) -> Any:
         return _json_value(field, raw) if from_text else raw
     # args.NAME: the type of the value the node had decides how text is read.
     return typed_like(field, raw, current) if from_text else check_type(field, raw, current)
+
+
+def _check_tool_output(spec: ToolNode, value: Any, current: Any) -> None:
+    """A tool output override stands in for what the tool computed: it must have the shape
+    the steps after it read (the same JSON type, and what the node's ``check_output`` wants)."""
+    if current is not None and _json_type(value) != _json_type(current):
+        raise OverrideError(
+            f"output: expected {_json_type(current)} like the output the tool computed, "
+            f"got {_json_type(value)}"
+        )
+    if spec.check_output is not None:
+        try:
+            spec.check_output(value)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise OverrideError(f"output: {exc}") from None
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    return "a list" if isinstance(value, list) else "an object"
 
 
 def parse_temperature(raw: Any) -> float:

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+from runs.engine.domains import DataFile, Domain
 from runs.engine.errors import NodeFailure, PipelineError
 
 View = Mapping[str, Any]  # the semantic state keys a node declared it reads
@@ -90,7 +91,12 @@ class ToolNode:
 
     ``args`` derives the tool's full input from the node's view of state: the tool cache key
     is taken over these args, so everything the tool consumes must be in them. ``data_files``
-    (relative to ``REWIND_DATA_DIR``) are hashed into the key, so a changed dataset is a miss.
+    (relative to ``REWIND_DATA_DIR``) are hashed into the key, so a changed dataset is a miss;
+    so is every argument declared a ``DataFile``.
+
+    ``domains`` declares, per argument, the values a fork may set (``runs.engine.domains``);
+    an argument without a domain cannot be overridden. ``check_output`` validates an ``output``
+    override (raise ``ValueError`` with the reason) beyond "the same JSON type as before".
     An ``artifact`` node returns markdown text; Rewind writes it to ``artifacts/<run>.md``.
     """
 
@@ -101,10 +107,17 @@ class ToolNode:
     version: str = "1"
     data_files: tuple[str, ...] = ()
     artifact: bool = False
+    domains: Mapping[str, Domain] = field(default_factory=dict)
+    check_output: Callable[[Any], None] | None = None
     kind: Literal["tool"] = "tool"
 
-    def override_fields_for(self, args: Mapping[str, Any]) -> tuple[str, ...]:
-        return (*(f"args.{name}" for name in args), "output")
+    def file_args(self, args: Mapping[str, Any]) -> dict[str, DataFile]:
+        """The arguments that name a data file, with their domain."""
+        return {
+            name: domain
+            for name, domain in self.domains.items()
+            if isinstance(domain, DataFile) and name in args
+        }
 
 
 NodeSpec = LLMNode | ToolNode
@@ -129,6 +142,8 @@ class Pipeline:
     transitions: tuple[Transition, ...]
     entrypoint: str
     inputs: Mapping[str, Any] = field(default_factory=dict)  # defaults for a new run
+    # The values each input may take (``runs.engine.domains``); checked before a run is made.
+    input_domains: Mapping[str, Domain] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         names = [node.name for node in self.nodes]
@@ -145,6 +160,11 @@ class Pipeline:
         clash = set(names) & set(self.inputs)
         if clash:
             raise PipelineError(f"pipeline {self.name!r}: inputs shadow nodes {sorted(clash)}")
+        undeclared = set(self.input_domains) - set(self.inputs)
+        if undeclared:
+            raise PipelineError(
+                f"pipeline {self.name!r}: domains for unknown inputs {sorted(undeclared)}"
+            )
 
     def node(self, name: str) -> NodeSpec:
         for node in self.nodes:

@@ -57,6 +57,8 @@ def _inputs(pipeline: Pipeline, given: dict[str, Any], *, from_text: bool) -> di
                 typed_like(name, value, default) if from_text else check_type(name, value, default)
             )
             check_clean(name, merged[name])
+            if name in pipeline.input_domains:
+                merged[name] = pipeline.input_domains[name].check(name, merged[name])
         except OverrideError as exc:
             raise InputError(f"input {exc}") from None
     return merged

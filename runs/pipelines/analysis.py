@@ -26,6 +26,8 @@ METRICS = (
 )
 TOLERANCE = 1e-3
 MAX_COST_SCALE = 1000.0
+MAX_CONTACTS = 8
+REGIONS = ("east", "north", "south", "west")  # what data/make_dataset.py generates
 
 
 def file_sha256(path: Path) -> str:
@@ -69,9 +71,11 @@ def _check_params(
     """Validate analysis arguments (they may come from a user's fork override)."""
     region = _check_region(region, regions)
     if isinstance(min_contacts, bool) or not isinstance(min_contacts, int):
-        raise ValueError(f"min_contacts must be an integer from 1 to 8, got {min_contacts!r}")
-    if not 1 <= min_contacts <= 8:
-        raise ValueError(f"min_contacts must be from 1 to 8, got {min_contacts}")
+        raise ValueError(
+            f"min_contacts must be an integer from 1 to {MAX_CONTACTS}, got {min_contacts!r}"
+        )
+    if not 1 <= min_contacts <= MAX_CONTACTS:
+        raise ValueError(f"min_contacts must be from 1 to {MAX_CONTACTS}, got {min_contacts}")
     if isinstance(cost_scale, bool) or not isinstance(cost_scale, int | float):
         raise ValueError(f"cost_scale must be a number, got {cost_scale!r}")
     if not (math.isfinite(cost_scale) and 0 < cost_scale <= MAX_COST_SCALE):

@@ -14,12 +14,34 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from runs.engine.domains import Choice, DataFile, Number
 from runs.engine.errors import NodeFailure
 from runs.engine.pipeline import LLMNode, Pipeline, ToolNode, chain, parse_json_object
 from runs.pipelines import analysis
 
 DATASET = "outreach.csv"
 METADATA = "outreach.json"
+
+# The values a fork may set, the same ones the analysis itself accepts (analysis.py).
+REGION = Choice(("all", *analysis.REGIONS))
+DOMAINS = {
+    "dataset": DataFile(suffixes=(".csv",)),
+    "metadata": DataFile(suffixes=(".json",)),
+    "region": REGION,
+    "min_contacts": Number(int, minimum=1, maximum=analysis.MAX_CONTACTS),
+    "cost_scale": Number(float, minimum=0, maximum=analysis.MAX_COST_SCALE, exclusive_minimum=True),
+}
+
+
+def _domains(*names: str) -> dict:
+    return {name: DOMAINS[name] for name in names}
+
+
+def _check_analysis(output: Any) -> None:
+    """What the steps after ``analyse`` read of its output."""
+    for key, kind in (("groups", dict), ("params", dict), ("best_group", (str, type(None)))):
+        if not isinstance(output.get(key), kind):
+            raise ValueError(f"an analysis needs {key!r} ({'an object' if kind is dict else 'text'})")
 
 _SYSTEM = (
     "You are the {role} step of a research pipeline over an outreach-policy experiment. "
@@ -154,6 +176,7 @@ research = ToolNode(
     args=lambda v: {"dataset": DATASET, "metadata": METADATA, "region": v["region"]},
     run=_research,
     data_files=(DATASET, METADATA),
+    domains=_domains("dataset", "metadata", "region"),
 )
 
 analyse = ToolNode(
@@ -167,6 +190,8 @@ analyse = ToolNode(
     },
     run=_analyse,
     data_files=(DATASET,),
+    domains=_domains("dataset", "region", "min_contacts", "cost_scale"),
+    check_output=_check_analysis,
 )
 
 verify = ToolNode(
@@ -175,6 +200,7 @@ verify = ToolNode(
     args=lambda v: {"dataset": DATASET, "reported": v["analyse"]},
     run=_verify,
     data_files=(DATASET,),
+    domains=_domains("dataset"),
 )
 
 publish = ToolNode(
@@ -203,4 +229,5 @@ pipeline = Pipeline(
         "question": "Which outreach policy gives the lowest cost per conversion, and should we adopt it?",
         "region": "all",
     },
+    input_domains={"region": REGION},
 )

@@ -28,7 +28,6 @@ from runs.engine.providers.simulator import SIMULATOR_MODEL, Simulator, Simulato
 from runs.engine.runner import create_fork, create_run, execute_run
 from runs.models import Run
 
-
 # Django's default hasher spends ~1 s of CPU per password by design; the suite creates users in
 # most fixtures, so it hashes with MD5 instead (test passwords protect nothing).
 FAST_PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

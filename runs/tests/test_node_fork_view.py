@@ -113,9 +113,16 @@ def test_a_tool_step_offers_its_args_and_output_only(signed_in, research_run):
         "args.cost_scale",
         "output",
     }
-    assert 'name="args.cost_scale" value="1.0" step="any"' in text
-    assert 'name="args.min_contacts" value="1" step="1"' in text
-    assert 'name="args.region" value="all"' in text
+    # The node's declared domains: bounds as min/max, choices as a select (issue 7, finding 2).
+    assert 'name="args.cost_scale" value="1.0" step="any" min="0" max="1000.0"' in text
+    assert 'name="args.min_contacts" value="1" step="1" min="1" max="8"' in text
+    region = field_block(text, "args.region")
+    assert '<select name="args.region"' in region
+    assert '<option value="all" selected>all</option>' in region
+    for other in ("east", "north", "south", "west"):
+        assert f'<option value="{other}">{other}</option>' in region
+    assert '<select name="args.dataset"' in text
+    assert '<option value="outreach.csv" selected>' in text
     for absent in ('name="prompt"', 'name="model"', 'name="temperature"'):
         assert absent not in text
 
