@@ -1,9 +1,41 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
+from django.views import defaults
+
+from runs.api import error, is_api
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("runs.urls")),
 ]
+
+
+# Errors Django answers itself (no view matched, a view raised): JSON under /api/, the usual
+# page elsewhere. A 500 has been logged on ``django.request`` before handler500 is called.
+
+
+def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if is_api(request):
+        return error(400, "bad request")
+    return defaults.bad_request(request, exception)
+
+
+def handler403(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if is_api(request):
+        return error(403, "forbidden")
+    return defaults.permission_denied(request, exception)
+
+
+def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if is_api(request):
+        return error(404, f"no API endpoint {request.path}")
+    return defaults.page_not_found(request, exception)
+
+
+def handler500(request: HttpRequest) -> HttpResponse:
+    if is_api(request):
+        return error(500, "internal error; the server log has the details")
+    return defaults.server_error(request)

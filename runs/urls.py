@@ -5,7 +5,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.urls import path
 from django.views.generic import RedirectView
 
-from runs import views
+from runs import api, views
 
 urlpatterns = [
     path("", RedirectView.as_view(url="/runs/", permanent=False)),
@@ -27,8 +27,8 @@ urlpatterns = [
     path("runs/<int:run_id>/nodes/<int:sequence_id>/fork/", views.node_fork, name="node-fork"),
     path("compare/<int:run_a>/<int:run_b>/", views.compare, name="compare"),
     path("settings/", views.provider_settings, name="settings"),
-    path("api/health", views.health, name="health"),
-    path("api/runs", views.api_run_create, name="api-run-create"),
-    path("api/runs/<int:run_id>", views.api_run, name="api-run"),
-    path("api/runs/<int:run_id>/forks", views.api_fork_create, name="api-fork-create"),
+    path("api/health", api.health, name="health"),
+    path("api/runs", api.run_create, name="api-run-create"),
+    path("api/runs/<int:run_id>", api.run_detail, name="api-run"),
+    path("api/runs/<int:run_id>/forks", api.fork_create, name="api-fork-create"),
 ]

@@ -7,14 +7,11 @@ with ``template#partial`` so the first render and every update share one fragmen
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator, Callable
 from urllib.parse import urlencode
 
 from asgiref.sync import sync_to_async
-from django.conf import settings
-from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import (
@@ -24,7 +21,6 @@ from django.http import (
     HttpResponse,
     HttpResponseBadRequest,
     HttpResponseForbidden,
-    JsonResponse,
     StreamingHttpResponse,
 )
 from django.shortcuts import redirect, render
@@ -38,12 +34,10 @@ from runs.engine.diff import diff_runs
 from runs.engine.errors import PipelineError, RewindError
 from runs.engine.pipeline import get_pipeline, pipeline_names
 from runs.engine.providers.config import ProviderConfigError, api_key, current_config
-from runs.engine.report import run_json
 from runs.engine.runner import (
     change_preview,
     create_fork,
     create_replay,
-    create_run,
     resume_run,
 )
 from runs.forms import CompareForm, ForkForm, NewRunForm, RunFilterForm, SettingsForm
@@ -87,104 +81,6 @@ def _partial(request: HttpRequest, template: str, partial: str, context: dict) -
 def _go(request: HttpRequest, url: str) -> HttpResponse:
     """Navigate after a POST: htmx gets a client redirect, a plain form a 303."""
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-
-
-# --- public endpoints ------------------------------------------------------------------------
-
-
-@login_not_required
-@require_GET
-def health(request: HttpRequest) -> JsonResponse:
-    return JsonResponse({"service": "rewind", "status": "ok"})
-
-
-@login_not_required
-@require_GET
-def api_run(request: HttpRequest, run_id: int) -> JsonResponse:
-    # JSON clients get a 401 rather than a redirect to an HTML login page.
-    if not request.user.is_authenticated:
-        return JsonResponse({"error": "sign in first"}, status=401)
-    return JsonResponse(run_json(_get_run(run_id)), json_dumps_params={"ensure_ascii": False})
-
-
-def _json_body(request: HttpRequest) -> dict | JsonResponse:
-    """The request's JSON object, or the 400 that says why it is not one."""
-    if len(request.body) > settings.REWIND_OVERRIDE_MAX_BYTES + 4096:
-        return JsonResponse({"error": "the request body is too large"}, status=400)
-    try:
-        body = json.loads(request.body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        return JsonResponse({"error": f"the body is not valid JSON: {exc}"}, status=400)
-    if not isinstance(body, dict):
-        return JsonResponse({"error": "the body must be a JSON object"}, status=400)
-    return body
-
-
-def _api_user_or_401(request: HttpRequest) -> JsonResponse | None:
-    if not request.user.is_authenticated:
-        return JsonResponse({"error": "sign in first"}, status=401)
-    return None
-
-
-@login_not_required
-@require_POST
-def api_run_create(request: HttpRequest) -> JsonResponse:
-    """``POST /api/runs`` ``{"pipeline", "inputs", "model", "temperature", "live"}`` → 201."""
-    if denied := _api_user_or_401(request):
-        return denied
-    body = _json_body(request)
-    if isinstance(body, JsonResponse):
-        return body
-    unknown = set(body) - {"pipeline", "inputs", "model", "temperature", "live"}
-    if unknown:
-        return JsonResponse({"error": f"unknown keys: {', '.join(sorted(unknown))}"}, status=400)
-    inputs = body.get("inputs", {})
-    if not isinstance(inputs, dict):
-        return JsonResponse({"error": "inputs must be a JSON object"}, status=400)
-    try:
-        run = create_run(
-            str(body.get("pipeline") or settings.REWIND_DEFAULT_PIPELINE),
-            inputs,
-            model=body.get("model"),
-            temperature=body.get("temperature"),
-            live=bool(body.get("live", False)),
-            from_text=False,
-        )
-    except RewindError as exc:
-        return JsonResponse({"error": str(exc)}, status=400)
-    enqueue_run(run)
-    return JsonResponse(run_json(run, nodes=[]), status=201)
-
-
-@login_not_required
-@require_POST
-def api_fork_create(request: HttpRequest, run_id: int) -> JsonResponse:
-    """``POST /api/runs/<run>/forks`` ``{"node", "field", "value", "live"}`` → 201; without
-    ``field`` it is an unchanged replay. Refused overrides write nothing."""
-    if denied := _api_user_or_401(request):
-        return denied
-    body = _json_body(request)
-    if isinstance(body, JsonResponse):
-        return body
-    unknown = set(body) - {"node", "field", "value", "live"}
-    if unknown:
-        return JsonResponse({"error": f"unknown keys: {', '.join(sorted(unknown))}"}, status=400)
-    node, field = body.get("node"), body.get("field")
-    if not isinstance(node, (str, int)) or isinstance(node, bool) or str(node) == "":
-        return JsonResponse({"error": "node is required: a node name or a step number"}, status=400)
-    if field is not None and not isinstance(field, str):
-        return JsonResponse({"error": "field must be a string"}, status=400)
-    if field is not None and "value" not in body:
-        return JsonResponse({"error": "value is required with field"}, status=400)
-    run = _get_run(run_id)
-    try:
-        fork = create_fork(
-            run, str(node), field, body.get("value"), from_text=False, live=bool(body.get("live"))
-        )
-    except RewindError as exc:
-        return JsonResponse({"error": str(exc)}, status=400)
-    enqueue_run(fork)
-    return JsonResponse(run_json(fork), status=201)
 
 
 # --- runs ------------------------------------------------------------------------------------

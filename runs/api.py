@@ -1,0 +1,300 @@
+"""The JSON API: ``/api/health``, ``/api/runs`` and ``/api/runs/<run>[/forks]``.
+
+Every answer is JSON, errors included (``{"error": "..."}``): 400 for a body that is not a
+JSON object, is nested deeper than ``MAX_JSON_DEPTH`` or holds a value of the wrong type
+(the message names the field), 401 for an anonymous caller, 404, 405 (with ``Allow``), 413 for
+a body over ``max_body_bytes()``, 415 for a body that is not ``application/json``. A 500 is
+answered by ``rewind_site.urls.handler500`` after Django has logged it on ``django.request``.
+
+The views stay thin: the body is checked here, everything else is the engine's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_not_required
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.csrf import csrf_failure as html_csrf_failure
+
+from runs.engine.errors import RewindError
+from runs.engine.report import run_json
+from runs.engine.runner import create_fork, create_run
+from runs.models import Run
+from runs.tasks import enqueue_run
+
+MAX_JSON_DEPTH = 32  # arrays and objects inside one another, the body itself counting as 1
+BODY_ENVELOPE_BYTES = 4096  # room for the rest of a body around an override value
+JSON_CONTENT_TYPES = ("application/json",)
+
+
+class ApiError(Exception):
+    """Answered as ``{"error": message}`` with ``status``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+def error(status: int, message: str) -> JsonResponse:
+    return JsonResponse(
+        {"error": message}, status=status, json_dumps_params={"ensure_ascii": False}
+    )
+
+
+def endpoint(*methods: str, public: bool = False) -> Callable:
+    """An API view: only ``methods`` (else a JSON 405), a signed-in user unless ``public``
+    (else a JSON 401, before the body is looked at), ``ApiError`` answered as JSON."""
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @login_not_required  # JSON clients get a 401 rather than a redirect to the login page
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if request.method not in methods:
+                response = error(405, f"{request.method} is not allowed; use {', '.join(methods)}")
+                response["Allow"] = ", ".join(methods)
+                return response
+            if not public and not request.user.is_authenticated:
+                return error(401, "sign in first")
+            try:
+                return view(request, *args, **kwargs)
+            except ApiError as exc:
+                return error(exc.status, exc.message)
+
+        return wrapper
+
+    return decorate
+
+
+# --- the request body ------------------------------------------------------------------------
+
+
+def max_body_bytes() -> int:
+    """The largest body accepted: the largest override value plus 4 KiB around it (and never
+    more than Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE``)."""
+    return settings.REWIND_OVERRIDE_MAX_BYTES + BODY_ENVELOPE_BYTES
+
+
+def _too_large(size: int | str) -> ApiError:
+    return ApiError(
+        413,
+        f"the request body is too large: {size} bytes; the limit is {max_body_bytes()} "
+        "(REWIND_OVERRIDE_MAX_BYTES + 4096)",
+    )
+
+
+def nesting_depth_exceeds(text: str, limit: int) -> bool:
+    """True if arrays/objects in ``text`` nest deeper than ``limit``. A flat scan (brackets
+    inside strings do not count), so no body can make it recurse; run before ``json.loads``,
+    whose parser does recurse."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth, in_string, escaped = 0, False, False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value (numbers must be finite)")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of range (numbers must be finite)")
+    return value
+
+
+def json_body(request: HttpRequest) -> dict[str, Any]:
+    """The body as a JSON object, or the ``ApiError`` (413, 415, 400) that says why not.
+    An empty body without a content type is ``{}``."""
+    content_type = request.content_type or ""
+    length = request.META.get("CONTENT_LENGTH") or "0"
+    if content_type or length not in ("", "0"):
+        charset = (request.encoding or "utf-8").lower().replace("_", "-")
+        if content_type not in JSON_CONTENT_TYPES or charset not in ("utf-8", "utf8"):
+            raise ApiError(415, f"the body must be application/json (UTF-8), not {content_type!r}")
+    if length.isdigit() and int(length) > max_body_bytes():
+        raise _too_large(length)
+    try:
+        raw = request.body
+    except RequestDataTooBig:  # over DATA_UPLOAD_MAX_MEMORY_SIZE
+        raise _too_large(length) from None
+    if len(raw) > max_body_bytes():
+        raise _too_large(len(raw))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ApiError(400, f"the body is not valid JSON: not UTF-8 ({exc.reason})") from None
+    if not text.strip():
+        return {}
+    if nesting_depth_exceeds(text, MAX_JSON_DEPTH):
+        raise ApiError(400, f"the body is nested deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        body = json.loads(text, parse_constant=_no_constants, parse_float=_finite)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+        raise ApiError(400, f"the body is not valid JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "the body must be a JSON object")
+    return body
+
+
+# --- strict fields ---------------------------------------------------------------------------
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_step(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    return _is_text(value) or (isinstance(value, int) and value >= 0)
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+# field → (check, what a wrong value is told). null is the same as leaving a field out.
+RUN_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "pipeline": (_is_text, "pipeline must be a pipeline name (a string)"),
+    "inputs": (lambda v: isinstance(v, dict), "inputs must be a JSON object"),
+    "model": (_is_text, "model must be a model name (a string)"),
+    "temperature": (_is_number, "temperature: expected a number from 0 to 2"),
+    "live": (_is_bool, "live must be true or false"),
+}
+FORK_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "node": (_is_step, "node is required: a node name or a step number"),
+    "field": (_is_text, "field must be a string: the override field, e.g. prompt or args.NAME"),
+    "value": (lambda v: True, ""),
+    "live": (_is_bool, "live must be true or false"),
+}
+
+
+def checked(body: dict[str, Any], fields: dict[str, tuple[Callable[[Any], bool], str]]) -> dict:
+    """``body`` without nulls, every field known and of its type; else a 400 naming it."""
+    unknown = sorted(set(body) - set(fields))
+    if unknown:
+        raise ApiError(
+            400, f"unknown keys: {', '.join(unknown)} (allowed: {', '.join(sorted(fields))})"
+        )
+    given = {name: value for name, value in body.items() if value is not None}
+    for name, value in given.items():
+        check, message = fields[name]
+        if not check(value):
+            raise ApiError(400, f"{message}, got {_shown(value)}")
+    return given
+
+
+def _run(run_id: int) -> Run:
+    try:
+        return Run.objects.select_related("parent").get(pk=run_id)
+    except (Run.DoesNotExist, OverflowError):
+        raise ApiError(404, f"no run {run_id}") from None
+
+
+# --- views -----------------------------------------------------------------------------------
+
+
+@endpoint("GET", public=True)
+def health(request: HttpRequest) -> JsonResponse:
+    return JsonResponse({"service": "rewind", "status": "ok"})
+
+
+@endpoint("GET")
+def run_detail(request: HttpRequest, run_id: int) -> JsonResponse:
+    """``GET /api/runs/<run>``: the object ``rewind_run --json`` prints."""
+    return JsonResponse(run_json(_run(run_id)), json_dumps_params={"ensure_ascii": False})
+
+
+@endpoint("POST")
+def run_create(request: HttpRequest) -> JsonResponse:
+    """``POST /api/runs`` ``{"pipeline", "inputs", "model", "temperature", "live"}`` → 201."""
+    body = checked(json_body(request), RUN_FIELDS)
+    try:
+        run = create_run(
+            body.get("pipeline", settings.REWIND_DEFAULT_PIPELINE),
+            body.get("inputs", {}),
+            model=body.get("model"),
+            temperature=body.get("temperature"),
+            live=body.get("live", False),
+            from_text=False,
+        )
+    except RewindError as exc:
+        raise ApiError(400, str(exc)) from None
+    enqueue_run(run)
+    return JsonResponse(run_json(run, nodes=[]), status=201)
+
+
+@endpoint("POST")
+def fork_create(request: HttpRequest, run_id: int) -> JsonResponse:
+    """``POST /api/runs/<run>/forks`` ``{"node", "field", "value", "live"}`` → 201; without
+    ``field`` it is an unchanged replay. Refused overrides write nothing."""
+    raw = json_body(request)
+    body = checked(raw, FORK_FIELDS)
+    if "node" not in body:
+        raise ApiError(400, FORK_FIELDS["node"][1])
+    field = body.get("field")
+    if field is not None and "value" not in raw:  # a null value is a value (e.g. for output)
+        raise ApiError(400, "value is required with field")
+    if field is None and "value" in raw:
+        raise ApiError(400, "value is given without a field to set it on")
+    source = _run(run_id)
+    try:
+        fork = create_fork(
+            source,
+            str(body["node"]),
+            field,
+            raw.get("value"),
+            from_text=False,
+            live=body.get("live", False),
+        )
+    except RewindError as exc:
+        raise ApiError(400, str(exc)) from None
+    enqueue_run(fork)
+    return JsonResponse(run_json(fork), status=201)
+
+
+# --- errors raised before a view runs ----------------------------------------------------------
+
+
+def is_api(request: HttpRequest) -> bool:
+    return request.path == "/api" or request.path.startswith("/api/")
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """``CSRF_FAILURE_VIEW``: JSON under ``/api/``, Django's page everywhere else."""
+    if is_api(request):
+        return error(403, f"CSRF verification failed: {reason}; send the X-CSRFToken header")
+    return html_csrf_failure(request, reason=reason)
