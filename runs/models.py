@@ -100,12 +100,18 @@ class Node(models.Model):
     prompt_tokens = models.IntegerField(default=0)
     completion_tokens = models.IntegerField(default=0)
     total_tokens = models.IntegerField(default=0)
-    # Dollars this step cost. 0 is a real zero (a cached, inherited or action step paid nothing);
+    # Dollars this step cost. 0 is a real zero (a cached, inherited or tool step paid nothing);
     # NULL means "unknown": the provider answered with a model that has no price in
-    # runs/engine/pricing.py. Never read NULL as 0 -- a run total with any unknown live step is unknown.
-    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0, null=True, blank=True)
+    # runs/engine/pricing.py. Never read NULL as 0: a run's total is unknown as soon as one
+    # step it executed is.
+    cost_usd = models.DecimalField(
+        max_digits=12, decimal_places=6, default=0, null=True, blank=True
+    )
     cache_source = models.CharField(max_length=12, choices=CacheSource.choices)
     cache_key = models.CharField(max_length=64, blank=True)
+    # Ids of the LLMCacheEntry rows this step's calls read or wrote, in call order: a replay
+    # (any fork whose step makes the same call) reads these answers back, not the first ones.
+    cache_entries = models.JSONField(default=list, blank=True)
     # Why a cache lookup missed: the nearest entry and the component that differed.
     cache_note = models.CharField(max_length=300, blank=True)
     src_run = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="+")
@@ -156,7 +162,12 @@ class CacheEntry(models.Model):
 
 
 class LLMCacheEntry(CacheEntry):
-    # The same call made twice in one run is stored per occurrence (DESIGN.md, cache key).
+    """One answer a call got. The same call made twice in one run is stored per occurrence
+    (DESIGN.md, cache key), and every *different* answer a (key, occurrence) ever got — live
+    runs, stability samples at temperature > 0 — is kept as its own entry. A new lookup takes
+    the first (lowest id); each Node pins the entries it used (``Node.cache_entries``), so a
+    replay of a run reads exactly the answers that run received."""
+
     occurrence = models.PositiveIntegerField(default=0)
     node_name = models.CharField(max_length=100, db_index=True)
     model_requested = models.CharField(max_length=200)
@@ -164,14 +175,19 @@ class LLMCacheEntry(CacheEntry):
     # The key's components (messages, model, …) so a miss can name what differed.
     request = models.JSONField()
     response = models.JSONField()  # {"content": ...} — the text the model answered
+    # sha256 of the canonical response: one entry per distinct answer of a (key, occurrence).
+    response_sha256 = models.CharField(max_length=64, default="")
     usage = models.JSONField(default=dict)
 
     class Meta:
         verbose_name = "LLM cache entry"
         verbose_name_plural = "LLM cache entries"
         constraints = [
-            models.UniqueConstraint(fields=["key", "occurrence"], name="llm_cache_unique_key"),
+            models.UniqueConstraint(
+                fields=["key", "occurrence", "response_sha256"], name="llm_cache_unique_answer"
+            ),
         ]
+        indexes = [models.Index(fields=["key", "occurrence", "id"])]
 
     def __str__(self) -> str:
         return f"{self.key[:12]}…#{self.occurrence}"

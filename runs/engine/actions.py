@@ -54,6 +54,7 @@ class StepRecord:
     cache_key: str = ""
     cache_note: str = ""
     raw_output: str = ""
+    cache_entries: list[int] = field(default_factory=list)  # LLMCacheEntry ids, call order
 
     def node_fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -74,6 +75,11 @@ class RunContext:
     artifact_dir: Path
     data_dir: Path
     occurrences: Counter = field(default_factory=Counter)
+    # (sequence id, key, occurrence) → the LLMCacheEntry the source's step used for that call:
+    # a step that makes the same call reads the same answer back (``cache.get_llm``).
+    pins: dict[tuple[int, str, int], int] = field(default_factory=dict)
+    # A preview walks the cache the way the fork will, writing nothing: a miss stops it.
+    preview: bool = False
     current: StepRecord | None = None
     sequence_id: int | None = None  # the step being executed, set by StepRecorder.pre_run_step
     previous_node: str | None = None
@@ -92,6 +98,10 @@ class RunContext:
         that runs the same node (a loop revisits a node; only the forked visit changes)."""
         step = self.overrides.get(self.sequence_id, {}) if self.sequence_id is not None else {}
         return {field: o for field, o in step.items() if o.node == node}
+
+
+class PreviewMiss(Exception):  # noqa: N818 — control flow of a preview, not an error
+    """A preview reached a call the cache cannot answer: the fork would go live here."""
 
 
 class NodeAction(SingleStepAction):
@@ -162,17 +172,28 @@ def run_llm(spec: LLMNode, view: dict, ctx: RunContext, record: StepRecord) -> A
     occurrence = ctx.occurrences[key]
     ctx.occurrences[key] += 1
     record.cache_key = key
+    pinned = ctx.pins.get((ctx.sequence_id, key, occurrence))
+    if ctx.preview:
+        entry = None if ctx.live else cache.get_llm(key, occurrence, pinned, touch=False)
+        if entry is None:
+            raise PreviewMiss(key)
+        return _from_entry(spec, entry, record)
     if ctx.live:
         return _call_llm(spec, request, occurrence, ctx, record)
     with call_lock(key):  # identical calls in flight go to the provider once
-        entry = cache.get_llm(key, occurrence)
+        entry = cache.get_llm(key, occurrence, pinned)
         if entry is not None:
-            record.cache_source = "cache"
-            record.model_answered = entry.model_answered
-            record.raw_output = ""
-            return _parse(spec, entry.response.get("content", ""), record)
+            return _from_entry(spec, entry, record)
         record.cache_note = cache.explain_llm(spec.name, request)
         return _call_llm(spec, request, occurrence, ctx, record)
+
+
+def _from_entry(spec: LLMNode, entry: Any, record: StepRecord) -> Any:
+    record.cache_source = "cache"
+    record.model_answered = entry.model_answered
+    record.raw_output = ""
+    record.cache_entries.append(entry.pk)
+    return _parse(spec, entry.response.get("content", ""), record)
 
 
 def _call_llm(
@@ -213,7 +234,7 @@ def _call_llm(
     problem = unstorable_reason(output)
     if problem:
         raise NodeFailure(f"the model output {problem}", raw=storable_text(response.content))
-    cache.put_llm(
+    entry = cache.put_llm(
         key=record.cache_key,
         occurrence=occurrence,
         node_name=spec.name,
@@ -227,6 +248,7 @@ def _call_llm(
             "total_tokens": response.total_tokens,
         },
     )
+    record.cache_entries.append(entry.pk)
     return output
 
 
@@ -261,10 +283,12 @@ def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) ->
     else:
         key = tool_cache_key(spec.name, spec.version, {"args": args, "data": data})
         record.cache_key = key
-        entry = None if ctx.live else cache.get_tool(key)
+        entry = None if ctx.live else cache.get_tool(key, touch=not ctx.preview)
         if entry is not None:
             record.cache_source = "render-cache" if spec.artifact else "tool-cache"
             output = entry.result
+        elif ctx.preview:
+            raise PreviewMiss(key)
         else:
             if not ctx.live:
                 record.cache_note = cache.explain_tool(spec.name, spec.version, args)
@@ -272,7 +296,7 @@ def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) ->
             cache.put_tool(
                 key=key, tool=spec.name, tool_version=spec.version, args=args, result=output
             )
-    if spec.artifact:
+    if spec.artifact and not ctx.preview:
         ctx.artifact = write_artifact(ctx.artifact_dir, ctx.run_id, output)
     return output
 

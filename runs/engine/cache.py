@@ -1,8 +1,10 @@
 """Reads and writes of the LLM and tool caches.
 
-Writes are insert-if-absent: under a race the first write wins and later ones are dropped,
-so one key never holds two answers. Errors are never cached (callers store only results
-that parsed). Live mode never reads, and never overwrites what cache mode will read.
+LLM answers: every distinct answer a (key, occurrence) ever got is its own entry. A lookup
+takes the entry the source step pinned when it made the same call (so a replay of a live or
+sampled run reproduces it), else the key's first entry. Tool results are insert-if-absent:
+under a race the first write wins. Errors are never cached (callers store only results that
+parsed). Live mode never reads, and never replaces what cache mode will read.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from runs.engine.cache_keys import explain_llm_miss, explain_tool_miss, llm_key_parts
+from runs.engine.hashing import content_sha256
 from runs.models import LLMCacheEntry, ToolCacheEntry
 
 NEAREST_WINDOW = 25  # recent entries of a node searched for the closest one on a miss
@@ -24,20 +27,36 @@ def _touch(model: type[LLMCacheEntry] | type[ToolCacheEntry], pk: int) -> None:
     model.objects.filter(pk=pk).update(hit_count=F("hit_count") + 1, last_hit_at=timezone.now())
 
 
-def get_llm(key: str, occurrence: int) -> LLMCacheEntry | None:
-    entry = LLMCacheEntry.objects.filter(key=key, occurrence=occurrence).first()
-    if entry is not None:
+def get_llm(
+    key: str, occurrence: int, pinned: int | None = None, *, touch: bool = True
+) -> LLMCacheEntry | None:
+    """The answer to read for (key, occurrence): the pinned entry if it is one of this key's,
+    else the first answer the key got."""
+    entries = LLMCacheEntry.objects.filter(key=key, occurrence=occurrence)
+    entry = entries.filter(pk=pinned).first() if pinned is not None else None
+    if entry is None:
+        entry = entries.order_by("id").first()
+    if entry is not None and touch:
         _touch(LLMCacheEntry, entry.pk)
     return entry
 
 
-def put_llm(**fields: Any) -> None:
-    _insert_if_absent(LLMCacheEntry, **fields)
+def put_llm(**fields: Any) -> LLMCacheEntry:
+    """Store an answer unless this (key, occurrence) already has the very same one; returns
+    the entry that holds it, for the step to pin."""
+    fields["response_sha256"] = content_sha256(fields["response"])
+    same = {name: fields[name] for name in ("key", "occurrence", "response_sha256")}
+    try:
+        with transaction.atomic():  # a savepoint, so a lost race leaves the outer work intact
+            existing = LLMCacheEntry.objects.filter(**same).first()
+            return existing or LLMCacheEntry.objects.create(**fields)
+    except IntegrityError:
+        return LLMCacheEntry.objects.get(**same)  # another process stored the same answer
 
 
-def get_tool(key: str) -> ToolCacheEntry | None:
+def get_tool(key: str, *, touch: bool = True) -> ToolCacheEntry | None:
     entry = ToolCacheEntry.objects.filter(key=key).first()
-    if entry is not None:
+    if entry is not None and touch:
         _touch(ToolCacheEntry, entry.pk)
     return entry
 

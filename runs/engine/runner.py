@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import Counter
 from collections.abc import Callable
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
-from burr.core import ApplicationBuilder
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from runs.engine.actions import NodeAction, RunContext
+from runs.engine.actions import RunContext
+from runs.engine.application import build_application, make_context, source_pins
 from runs.engine.dirty import dirty_set
-from runs.engine.errors import ForkError, InputError, NodeFailure, OverrideError, RewindError
+from runs.engine.errors import ForkError, InputError, OverrideError, RewindError
 from runs.engine.hashing import trajectory_sha256
 from runs.engine.overrides import (
     Override,
@@ -33,7 +31,7 @@ from runs.engine.overrides import (
     parse_temperature,
     typed_like,
 )
-from runs.engine.persister import PARTITION_KEY, DjangoPersister
+from runs.engine.persister import DjangoPersister
 from runs.engine.pipeline import Pipeline, get_pipeline
 from runs.engine.providers.config import current_config
 from runs.engine.recorder import StepRecorder, failure_message
@@ -204,6 +202,7 @@ def _inherit(node: Node, fork: Run) -> Node:
         temperature=node.temperature,
         cache_source=Node.CacheSource.INHERITED,
         cache_key=node.cache_key,
+        cache_entries=node.cache_entries,
         src_run_id=node.src_run_id,
         src_sequence_id=node.src_sequence_id,
     )
@@ -318,81 +317,28 @@ def _finish(
 
 
 def _context(run: Run) -> RunContext:
-    pipeline = get_pipeline(run.pipeline)
-    inherited = list(run.nodes.order_by("sequence_id"))
-    occurrences: Counter = Counter(
-        n.cache_key for n in inherited if n.kind == "llm" and n.cache_key
-    )
-    # The endpoint (base URL, key) is the one configured now; model and temperature are the
-    # run's own, inherited by forks — so a fork needs no configured model.
-    config = current_config()
-    return RunContext(
+    start = run.fork_sequence_id if run.fork_sequence_id is not None else 0
+    return make_context(
         run_id=run.pk,
-        pipeline=pipeline,
+        pipeline=get_pipeline(run.pipeline),
+        provider=run.provider,
         overrides=effective_overrides(run),
         live=run.mode == Run.Mode.LIVE,
-        model=run.provider.get("model") or config.require_model(),
-        temperature=float(run.provider.get("temperature", 0.0)),
-        provider=config,
-        artifact_dir=Path(settings.REWIND_ARTIFACT_DIR),
-        data_dir=Path(settings.REWIND_DATA_DIR),
-        occurrences=occurrences,
-        previous_node=inherited[-1].name if inherited else None,
+        prior=run.nodes.order_by("sequence_id"),
+        pins=source_pins(run.parent, start),
     )
 
 
 def _application(run: Run, ctx: RunContext):
-    pipeline = ctx.pipeline
-    persister = DjangoPersister()
-    transitions = [
-        (t.source, t.target, t.condition) if t.condition is not None else (t.source, t.target)
-        for t in pipeline.transitions
-    ]
-    builder = (
-        ApplicationBuilder()
-        .with_actions(**{spec.name: NodeAction(spec, ctx) for spec in pipeline.nodes})
-        .with_transitions(*transitions)
-        .with_hooks(StepRecorder(ctx, persister))
-        .with_identifiers(app_id=str(run.pk), partition_key=PARTITION_KEY)
+    return build_application(
+        ctx,
+        app_id=str(run.pk),
+        inputs=run.inputs,
+        # The last step already recorded: inherited, or executed by this run before its
+        # worker died (a resumed run continues after it).
+        predecessor=run.nodes.order_by("-sequence_id").first(),
+        hook=StepRecorder(ctx, DjangoPersister()),
     )
-    # The last step already recorded: inherited, or executed by this run before its worker
-    # died (a resumed run continues after it).
-    predecessor = run.nodes.order_by("-sequence_id").first()
-    if predecessor is None:
-        # A fresh run, or a fork of the first node: no predecessor row, start from the inputs.
-        return builder.with_state(**run.inputs).with_entrypoint(pipeline.entrypoint).build()
-    if predecessor.src_run_id == run.pk:
-        # Resuming: Burr refuses to "fork" an app into itself, so load our own row directly.
-        return (
-            builder.with_identifiers(
-                app_id=str(run.pk),
-                partition_key=PARTITION_KEY,
-                sequence_id=predecessor.sequence_id,
-            )
-            .initialize_from(
-                persister,
-                resume_at_next_action=True,
-                default_state=dict(run.inputs),
-                default_entrypoint=pipeline.entrypoint,
-            )
-            .build()
-        )
-    # Fork from the predecessor's row — passing the fork node's own row would start at the
-    # step after it — in the run that really executed the predecessor.
-    row = persister.load(PARTITION_KEY, str(predecessor.src_run_id), predecessor.src_sequence_id)
-    if row is None or row["status"] != "completed":
-        raise NodeFailure(
-            f"cannot fork: no completed state row for step {predecessor.sequence_id} "
-            f"of run {predecessor.src_run_id}"
-        )
-    return builder.initialize_from(
-        persister,
-        resume_at_next_action=True,
-        default_state=dict(run.inputs),
-        default_entrypoint=pipeline.entrypoint,
-        fork_from_app_id=str(predecessor.src_run_id),
-        fork_from_sequence_id=predecessor.src_sequence_id,
-    ).build()
 
 
 def create_replay(source: Run, *, live: bool = False) -> Run:

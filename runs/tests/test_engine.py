@@ -473,14 +473,30 @@ def test_live_fork_calls_the_provider_and_never_overwrites_the_cache(run_pipelin
         assert node.cache_source == "live", node.name
         if node.kind == "llm":
             assert node.total_tokens > 0, node.name
-    after = llm_entries()
-    for (key, occurrence), response in cached.items():
-        assert after[(key, occurrence)] == response
-        assert LLMCacheEntry.objects.filter(key=key, occurrence=occurrence).count() == 1
+    # A different live answer is kept beside the first one, never over it; each step pins the
+    # entry that holds its own answer.
+    differed = 0
+    for node in steps(fork):
+        if node.kind != "llm":
+            continue
+        entry = LLMCacheEntry.objects.get(pk=node.cache_entries[0])
+        entries = LLMCacheEntry.objects.filter(key=entry.key, occurrence=entry.occurrence)
+        first = cached.get((entry.key, entry.occurrence))
+        if first is None:  # a changed upstream answer made a new call: a new key
+            assert entries.count() == 1
+            continue
+        assert entries.order_by("id").first().response == first
+        if entry.response != first:
+            differed += 1
+            assert entries.count() == 2
+        else:
+            assert entries.count() == 1
+    assert differed, "at temperature 0.9 some live answer differs from the first"
     for key, result in tools.items():
         assert ToolCacheEntry.objects.get(key=key).result == result
-    # Cache mode still reads the parent's answers.
+    # Cache mode still reads the parent's answers, and a replay of the live fork its own.
     assert_unchanged_replay(parent, run_fork(parent, "plan"))
+    assert_unchanged_replay(fork, run_fork(fork, "plan"))
 
 
 # --- the same call twice in one run ---------------------------------------------------------
@@ -560,7 +576,7 @@ def test_an_override_changes_only_the_forked_step_of_a_loop(
     assert second.output_sha256 == steps(parent)[2].output_sha256
 
 
-def test_cache_entries_are_per_key_and_occurrence_and_first_write_wins():
+def test_cache_entries_are_per_answer_and_a_lookup_reads_the_pinned_or_the_first():
     key = llm_cache_key({"model": "m", "messages": [{"role": "user", "content": "q"}]})
     fields = {
         "node_name": "ask",
@@ -569,15 +585,20 @@ def test_cache_entries_are_per_key_and_occurrence_and_first_write_wins():
         "request": {"model": "m"},
         "usage": {},
     }
-    cache.put_llm(key=key, occurrence=0, response={"content": "first"}, **fields)
+    first = cache.put_llm(key=key, occurrence=0, response={"content": "first"}, **fields)
     assert cache.get_llm(key, 1) is None
     assert cache.get_llm(key, 0).response == {"content": "first"}
-    cache.put_llm(key=key, occurrence=0, response={"content": "overwrite?"}, **fields)
+    later = cache.put_llm(key=key, occurrence=0, response={"content": "a later answer"}, **fields)
+    again = cache.put_llm(key=key, occurrence=0, response={"content": "first"}, **fields)
     cache.put_llm(key=key, occurrence=1, response={"content": "second"}, **fields)
+    assert again.pk == first.pk  # the same answer is one entry
+    assert later.pk != first.pk  # a different one is kept beside it, never over it
     assert cache.get_llm(key, 0).response == {"content": "first"}
+    assert cache.get_llm(key, 0, pinned=later.pk).response == {"content": "a later answer"}
+    assert cache.get_llm(key, 0, pinned=first.pk + 10_000).pk == first.pk  # not this key's
     assert cache.get_llm(key, 1).response == {"content": "second"}
-    assert LLMCacheEntry.objects.filter(key=key).count() == 2
-    assert LLMCacheEntry.objects.get(key=key, occurrence=0).hit_count == 2
+    assert LLMCacheEntry.objects.filter(key=key).count() == 3
+    assert LLMCacheEntry.objects.get(pk=first.pk).hit_count == 3
 
 
 # --- failing loudly, over the real transport ------------------------------------------------

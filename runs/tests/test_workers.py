@@ -322,28 +322,34 @@ def test_an_idle_worker_marks_a_dead_run_interrupted_when_it_takes_work(
 # --- cache writes under a race ----------------------------------------------------------------
 
 
-def test_racing_cache_writes_keep_one_entry_per_key_and_the_first_write_wins(rewind_settings):
-    """Threads with their own connections write the same keys at the same instant: each key
-    (LLM: key and occurrence) ends with exactly one row, no writer sees an error, and every
-    later read gives back that one answer."""
+def test_racing_cache_writes_keep_one_entry_per_answer_and_the_first_stays_first(
+    rewind_settings,
+):
+    """Threads with their own connections write the same keys at the same instant: the same
+    answer ends as exactly one row (every writer gets that row back to pin), each different
+    answer as one row of its own, no writer sees an error, and a new lookup reads the first."""
     writers = 8
     start = threading.Barrier(writers)
     errors: list[BaseException] = []
+    pinned: dict[int, list[int]] = {}
 
     def write(n: int) -> None:
         try:
             start.wait(timeout=30)
-            for occurrence in (0, 1):
-                cache.put_llm(
+            ids = []
+            for occurrence, content in ((0, "the same answer"), (1, f"answer from writer {n}")):
+                entry = cache.put_llm(
                     key="k" * 64,
                     occurrence=occurrence,
                     node_name="critique",
                     model_requested="m",
                     model_answered="m",
                     request={"writer": n},
-                    response={"content": f"answer from writer {n}"},
+                    response={"content": content},
                     usage={},
                 )
+                ids.append(entry.pk)
+            pinned[n] = ids
             cache.put_tool(
                 key="t" * 64, tool="analyse", tool_version="1", args={"n": n}, result={"n": n}
             )
@@ -359,21 +365,16 @@ def test_racing_cache_writes_keep_one_entry_per_key_and_the_first_write_wins(rew
         thread.join(timeout=60)
 
     assert errors == []
-    assert LLMCacheEntry.objects.filter(key="k" * 64).count() == 2  # occurrences 0 and 1
+    same = LLMCacheEntry.objects.get(key="k" * 64, occurrence=0)  # exactly one row
+    assert {ids[0] for ids in pinned.values()} == {same.pk}
+    own = LLMCacheEntry.objects.filter(key="k" * 64, occurrence=1).order_by("id")
+    assert own.count() == writers
+    for n, ids in pinned.items():
+        assert own.get(pk=ids[1]).response == {"content": f"answer from writer {n}"}
     assert ToolCacheEntry.objects.filter(key="t" * 64).count() == 1
-    first = LLMCacheEntry.objects.get(key="k" * 64, occurrence=0)
-    # The row that won is never overwritten: a later write of another answer is dropped.
-    cache.put_llm(
-        key="k" * 64,
-        occurrence=0,
-        node_name="critique",
-        model_requested="m",
-        model_answered="m",
-        request={},
-        response={"content": "a later answer"},
-        usage={},
-    )
-    assert cache.get_llm("k" * 64, 0).response == first.response
+    # A new lookup reads the first answer; a pinned one reads its own.
+    assert cache.get_llm("k" * 64, 1).pk == own.first().pk
+    assert cache.get_llm("k" * 64, 1, pinned=own.last().pk).pk == own.last().pk
     assert cache.get_tool("t" * 64).result == ToolCacheEntry.objects.get(key="t" * 64).result
 
 

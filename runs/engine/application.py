@@ -1,0 +1,144 @@
+"""Building the Burr application that executes a run — or previews a fork — from its pipeline.
+
+One path for both: ``execute_run`` records every step (``StepRecorder``); a fork preview
+(``runs.engine.dirty``) walks the same actions over the same cache with a hook that records
+nothing. What a step reads back is decided here too: ``source_pins`` maps each call the
+source run made to the cache entry it used, so a step that makes the same call in a fork
+or a replay gets the very same answer.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from burr.core import ApplicationBuilder
+from burr.lifecycle import PreRunStepHook
+from django.conf import settings
+
+from runs.engine.actions import NodeAction, RunContext
+from runs.engine.errors import NodeFailure
+from runs.engine.overrides import Override
+from runs.engine.persister import PARTITION_KEY, DjangoPersister
+from runs.engine.pipeline import Pipeline
+from runs.engine.providers.config import current_config
+from runs.models import LLMCacheEntry, Node, Run
+
+
+def source_pins(source: Run | None, start: int) -> dict[tuple[int, str, int], int]:
+    """(sequence id, key, occurrence) → entry id, for every call ``source``'s steps from
+    ``start`` on made (inherited steps carry their executor's entries)."""
+    if source is None:
+        return {}
+    used = {
+        seq: entries
+        for seq, entries in source.nodes.filter(sequence_id__gte=start).values_list(
+            "sequence_id", "cache_entries"
+        )
+        if entries
+    }
+    ids = {pk for entries in used.values() for pk in entries}
+    calls = {
+        pk: (key, occurrence)
+        for pk, key, occurrence in LLMCacheEntry.objects.filter(pk__in=ids).values_list(
+            "pk", "key", "occurrence"
+        )
+    }
+    return {
+        (seq, *calls[pk]): pk for seq, entries in used.items() for pk in entries if pk in calls
+    }
+
+
+def make_context(
+    *,
+    run_id: int,
+    pipeline: Pipeline,
+    provider: dict[str, Any],
+    overrides: dict[int, dict[str, Override]],
+    live: bool,
+    prior: Iterable[Node],
+    pins: dict[tuple[int, str, int], int],
+    preview: bool = False,
+) -> RunContext:
+    """``prior`` are the steps already recorded before execution starts (inherited, or done
+    before a worker died), in order."""
+    prior = list(prior)
+    # The endpoint (base URL, key) is the one configured now; model and temperature are the
+    # run's own, inherited by forks — so a fork needs no configured model.
+    config = current_config()
+    return RunContext(
+        run_id=run_id,
+        pipeline=pipeline,
+        overrides=overrides,
+        live=live,
+        model=provider.get("model") or config.require_model(),
+        temperature=float(provider.get("temperature", 0.0)),
+        provider=config,
+        artifact_dir=Path(settings.REWIND_ARTIFACT_DIR),
+        data_dir=Path(settings.REWIND_DATA_DIR),
+        occurrences=Counter(n.cache_key for n in prior if n.kind == "llm" and n.cache_key),
+        pins=pins,
+        preview=preview,
+        previous_node=prior[-1].name if prior else None,
+    )
+
+
+def build_application(
+    ctx: RunContext,
+    *,
+    app_id: str,
+    inputs: dict[str, Any],
+    predecessor: Node | None,
+    hook: PreRunStepHook,
+):
+    """The application that continues after ``predecessor`` (a step already recorded), or
+    starts from ``inputs`` when there is none."""
+    pipeline = ctx.pipeline
+    persister = DjangoPersister()
+    transitions = [
+        (t.source, t.target, t.condition) if t.condition is not None else (t.source, t.target)
+        for t in pipeline.transitions
+    ]
+    builder = (
+        ApplicationBuilder()
+        .with_actions(**{spec.name: NodeAction(spec, ctx) for spec in pipeline.nodes})
+        .with_transitions(*transitions)
+        .with_hooks(hook)
+        .with_identifiers(app_id=app_id, partition_key=PARTITION_KEY)
+    )
+    if predecessor is None:
+        # A fresh run, or a fork of the first node: no predecessor row, start from the inputs.
+        return builder.with_state(**inputs).with_entrypoint(pipeline.entrypoint).build()
+    if str(predecessor.src_run_id) == app_id:
+        # Resuming: Burr refuses to "fork" an app into itself, so load our own row directly.
+        return (
+            builder.with_identifiers(
+                app_id=app_id, partition_key=PARTITION_KEY, sequence_id=predecessor.sequence_id
+            )
+            .initialize_from(
+                persister,
+                resume_at_next_action=True,
+                default_state=dict(inputs),
+                default_entrypoint=pipeline.entrypoint,
+            )
+            .build()
+        )
+    # Fork from the predecessor's row — passing the fork node's own row would start at the
+    # step after it — in the run that really executed the predecessor. Burr silently falls
+    # back to the default state when the row is missing, so check it is there.
+    row = persister.load(PARTITION_KEY, str(predecessor.src_run_id), predecessor.src_sequence_id)
+    if row is None or row["status"] != "completed":
+        raise NodeFailure(
+            f"cannot fork: no completed state row for step {predecessor.sequence_id} "
+            f"of run {predecessor.src_run_id}"
+        )
+    return builder.initialize_from(
+        persister,
+        resume_at_next_action=True,
+        default_state=dict(inputs),
+        default_entrypoint=pipeline.entrypoint,
+        fork_from_app_id=str(predecessor.src_run_id),
+        fork_from_sequence_id=predecessor.src_sequence_id,
+    ).build()
