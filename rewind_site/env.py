@@ -64,3 +64,25 @@ def env_pairs(name: str) -> dict[str, str]:
             )
         pairs[key.strip()] = value.strip()
     return pairs
+
+
+def env_secret(name: str, *, min_length: int = 50, min_unique: int = 5) -> str:
+    """A secret (``SECRET_KEY``) from the environment, or "" when unset. A set one must pass
+    Django's own deployment check (``security.W009``): long, varied and not Django's
+    ``django-insecure-`` placeholder. The message never repeats the value."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return ""
+    problem = ""
+    if len(value) < min_length:
+        problem = f"must be at least {min_length} characters long (it has {len(value)})"
+    elif len(set(value)) < min_unique:
+        problem = f"must have at least {min_unique} different characters"
+    elif value.startswith("django-insecure-"):
+        problem = "must not start with django-insecure- (a development placeholder)"
+    if problem:
+        raise ImproperlyConfigured(
+            f"{name} {problem}; make one with: "
+            "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+        )
+    return value

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
-from rewind_site.env import env_bool, env_float, env_int, env_pairs, env_str
+from rewind_site.env import env_bool, env_float, env_int, env_pairs, env_secret, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -33,7 +34,7 @@ def _local_secret_key(path: Path) -> str:
         return key
 
 
-SECRET_KEY = env_str("SECRET_KEY") or _local_secret_key(BASE_DIR / "var" / "secret_key")
+SECRET_KEY = env_secret("SECRET_KEY") or _local_secret_key(BASE_DIR / "var" / "secret_key")
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = [h for h in env_str("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
 
@@ -51,6 +52,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "servestatic.middleware.ServeStaticMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -62,6 +64,43 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
+
+# --- HTTPS and the browser's defences (README, "Production") ---------------------------------
+
+# Served over HTTPS only (directly or behind a TLS-terminating proxy): redirect plain HTTP,
+# cookies only over HTTPS, and HSTS. `manage.py check --deploy` is clean with this, DEBUG off,
+# a SECRET_KEY and ALLOWED_HOSTS set.
+REWIND_HTTPS = env_bool("REWIND_HTTPS", False)
+SECURE_SSL_REDIRECT = REWIND_HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^api/health$"]  # load balancers probe over plain HTTP from inside
+SESSION_COOKIE_SECURE = REWIND_HTTPS
+CSRF_COOKIE_SECURE = REWIND_HTTPS
+# One year by default; REWIND_HSTS_SECONDS=3600 for a first roll-out. Browsers remember it.
+SECURE_HSTS_SECONDS = (
+    env_int("REWIND_HSTS_SECONDS", 31_536_000, minimum=0, maximum=63_072_000) if REWIND_HTTPS else 0
+)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
+SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0  # consent only; nothing is submitted anywhere
+# Only behind a proxy that sets X-Forwarded-Proto itself and strips it from clients: trusting
+# the header otherwise lets any client claim HTTPS.
+if env_bool("REWIND_TRUST_X_FORWARDED_PROTO", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# A strict Content-Security-Policy on every response: scripts (htmx and its SSE extension) only
+# from this origin and only with the response's nonce, styles only from static/css, no inline
+# handlers or eval (the htmx-config meta in templates/base.html turns off htmx's eval and its
+# injected indicator <style>). The browser tests fail on any violation.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],  # htmx requests and the SSE stream
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
 
 ROOT_URLCONF = "rewind_site.urls"
 WSGI_APPLICATION = "rewind_site.wsgi.application"
@@ -77,6 +116,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.csp",  # csp_nonce for the <script> tags
             ],
         },
     },

@@ -267,31 +267,94 @@ def browser(chromium_executable) -> Iterator:
             browser.close()
 
 
-@pytest.fixture
-def page(browser, rewind_server) -> Iterator:
-    """A fresh browser context, signed in through the real login form."""
-    from playwright.sync_api import expect
+# Every document reports its Content-Security-Policy violations to the test, whatever page it
+# is and however it got there (navigation, htmx swap, SSE). Playwright injects this script and
+# the binding through the DevTools protocol, so the policy under test does not apply to them.
+_CSP_LISTENER = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.__rewindCspViolation(
+    `${location.pathname}: ${event.effectiveDirective} blocked ${event.blockedURI || "inline"}`
+    + ` (${event.sourceFile || "?"}:${event.lineNumber}) ${event.sample || ""}`
+  );
+}, true);
+"""
 
+
+@dataclass
+class Watched:
+    """What a browser context saw: uncaught JavaScript errors and CSP violations (from the
+    ``securitypolicyviolation`` event and from Chromium's console messages)."""
+
+    errors: list[str]
+    csp_violations: list[str]
+
+
+@contextmanager
+def watched_context(browser, rewind_server: RewindServer) -> Iterator[tuple[object, Watched]]:
+    """A fresh browser context whose pages report JavaScript errors and CSP violations."""
     context = browser.new_context(
         base_url=rewind_server.base_url, viewport={"width": 1280, "height": 900}
-    )
+    )  # bypass_csp stays off: the pages run under the policy the server sends
     context.set_default_timeout(ACTION_TIMEOUT_MS)
     context.set_default_navigation_timeout(30_000)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    watched = Watched(errors=[], csp_violations=[])
+    context.expose_function(
+        "__rewindCspViolation", lambda text: watched.csp_violations.append(text)
+    )
+    context.add_init_script(_CSP_LISTENER)
+
+    def on_console(message) -> None:
+        if "Content Security Policy" in message.text:
+            watched.csp_violations.append(f"console: {message.text}")
+
+    def on_page(page) -> None:
+        page.on("pageerror", lambda exc: watched.errors.append(str(exc)))
+        page.on("console", on_console)
+
+    context.on("page", on_page)
     try:
-        page.goto("/runs/")
-        expect(page).to_have_url(rewind_server.url("/login/?next=/runs/"))
-        page.get_by_label("Username").fill(USERNAME)
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Sign in").click()
-        expect(page).to_have_url(rewind_server.url("/runs/"), timeout=30_000)
-        expect(page.get_by_role("button", name=f"Sign out {USERNAME}")).to_be_visible()
-        yield page
-        assert not errors, f"JavaScript errors on the page: {errors}"
+        yield context, watched
     finally:
         context.close()
+
+
+def flush_reports(page) -> None:
+    """One round trip to the page, so every report it sent before has reached the test."""
+    from playwright.sync_api import Error
+
+    if page.is_closed():
+        return
+    try:
+        page.evaluate("0")
+    except Error:  # navigating away right now: its reports were sent before it unloaded
+        pass
+
+
+def sign_in(page, rewind_server: RewindServer) -> None:
+    from playwright.sync_api import expect
+
+    page.goto("/runs/")
+    expect(page).to_have_url(rewind_server.url("/login/?next=/runs/"))
+    page.get_by_label("Username").fill(USERNAME)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page).to_have_url(rewind_server.url("/runs/"), timeout=30_000)
+    expect(page.get_by_role("button", name=f"Sign out {USERNAME}")).to_be_visible()
+
+
+@pytest.fixture
+def page(browser, rewind_server) -> Iterator:
+    """A fresh browser context, signed in through the real login form. The test fails if any
+    page of it had an uncaught JavaScript error or a Content-Security-Policy violation."""
+    with watched_context(browser, rewind_server) as (context, watched):
+        page = context.new_page()
+        sign_in(page, rewind_server)
+        yield page
+        flush_reports(page)
+        assert not watched.errors, f"JavaScript errors on the page: {watched.errors}"
+        assert not watched.csp_violations, (
+            f"Content-Security-Policy violations: {watched.csp_violations}"
+        )
 
 
 @pytest.fixture
