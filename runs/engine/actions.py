@@ -78,8 +78,10 @@ class RunContext:
     # (sequence id, key, occurrence) → the LLMCacheEntry the source's step used for that call:
     # a step that makes the same call reads the same answer back (``cache.get_llm``).
     pins: dict[tuple[int, str, int], int] = field(default_factory=dict)
-    # A preview walks the cache the way the fork will, writing nothing: a miss stops it.
+    # A preview walks the cache the way the fork will, writing nothing: a miss stops it,
+    # with "live" (the fork would call out here) or "fails" (the step would fail) set here.
     preview: bool = False
+    preview_stop: str | None = None
     current: StepRecord | None = None
     sequence_id: int | None = None  # the step being executed, set by StepRecorder.pre_run_step
     previous_node: str | None = None
@@ -129,6 +131,12 @@ class NodeAction(SingleStepAction):
                 output = run_llm(self.spec, view, self.ctx, record)
             else:
                 output = run_tool(self.spec, view, self.ctx, record)
+        except (PreviewMiss, NodeFailure) as exc:
+            if not self.ctx.preview:
+                raise
+            # A preview stops here without raising: Burr would log the failure as an error.
+            self.ctx.preview_stop = "live" if isinstance(exc, PreviewMiss) else "fails"
+            return {"telemetry": record}, state.update(**{self.spec.name: None})
         finally:
             record.latency_ms = round((time.perf_counter() - started) * 1000, 3)
         problem = unstorable_reason(output)

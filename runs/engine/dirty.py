@@ -1,65 +1,183 @@
 """The dirty set of a fork: which steps will re-execute live and which the cache will serve,
 before anything runs (DESIGN.md, Forking).
 
-From the override and the keys each node declares it reads: the fork node is dirty (or served
-by its override), and a later step is dirty when it reads the output of a dirty step. Every
-other later step has an unchanged cache key and will be a hit. The projected token cost is
-what the dirty llm steps cost when they last ran live.
+The preview walks the cache the way the fork will: it runs the fork's own actions from the
+fork point in preview mode (``RunContext.preview``), where a cache hit yields the cached
+output — from which the next step's key is computed — and the first real miss stops the walk.
+Up to and including that miss the plan is exact. The steps after it cannot be known without
+running the miss, so they are *expected*: live when they read what a changed step wrote,
+cached otherwise, and labelled as expectations (``exact: false``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from runs.engine.overrides import Override
-from runs.engine.pipeline import LLMNode, NodeSpec, Pipeline
-from runs.models import LLMCacheEntry, Node
+from burr.core import State
+from burr.core.action import Action
+from burr.lifecycle import PostRunStepHook, PreRunStepHook
+
+from runs.engine.actions import RunContext, StepRecord
+from runs.engine.application import build_application, make_context, source_pins
+from runs.engine.overrides import Override, effective_overrides
+from runs.engine.pipeline import LLMNode, NodeSpec, Pipeline, get_pipeline
+from runs.models import LLMCacheEntry, Node, Run
+
+PREVIEW_APP_ID = "preview"  # never a run id: the walk records nothing
 
 
-def dirty_set(
+@dataclass
+class _Walk(PreRunStepHook, PostRunStepHook):
+    """Collects what each walked step would do; writes nothing."""
+
+    ctx: RunContext | None = None  # None: nothing is walked (``stopped_at``)
+    steps: list[tuple[int, str, StepRecord]] = field(default_factory=list)
+    stop: tuple[int, str, str] | None = None  # (sequence id, node, "live" | "fails")
+
+    @classmethod
+    def stopped_at(cls, node: Node) -> _Walk:
+        """No walk: ``node`` goes live (a live fork, or a value not known yet)."""
+        return cls(stop=(node.sequence_id, node.name, "live"))
+
+    def pre_run_step(self, *, sequence_id: int, **future_kwargs: Any) -> None:
+        self.ctx.sequence_id = sequence_id
+
+    def post_run_step(
+        self,
+        *,
+        sequence_id: int,
+        action: Action,
+        state: State,
+        result: dict | None,
+        exception: Exception | None,
+        **future_kwargs: Any,
+    ) -> None:
+        if self.ctx is not None and self.ctx.preview_stop is not None:
+            self.stop = (sequence_id, action.name, self.ctx.preview_stop)
+        elif exception is None and result is not None:
+            self.steps.append((sequence_id, action.name, result["telemetry"]))
+
+
+def preview(
+    source: Run, target: Node, override: Override | None, *, live: bool = False
+) -> dict[str, Any]:
+    """The plan of forking ``source`` at ``target`` with ``override`` (None: unchanged)."""
+    pipeline = get_pipeline(source.pipeline)
+    steps = list(source.nodes.order_by("sequence_id"))
+    overrides = effective_overrides(source, start=target.sequence_id)
+    if override is not None:
+        overrides.setdefault(target.sequence_id, {})[override.field] = override
+    if live:  # nothing to walk: every call goes out
+        walk = _Walk.stopped_at(target)
+    else:
+        walk = _walk(pipeline, source, steps, target, overrides)
+    return _plan(pipeline, steps, target, walk, overrides, live=live)
+
+
+def change_preview(source: Run, target: Node) -> dict[str, Any]:
+    """The plan of changing some input of ``target`` (not its output) to a value not yet
+    known — what the fork editor shows before a value is typed: ``target`` goes live and the
+    steps after it are expected."""
+    pipeline = get_pipeline(source.pipeline)
+    steps = list(source.nodes.order_by("sequence_id"))
+    overrides = effective_overrides(source, start=target.sequence_id)
+    return _plan(pipeline, steps, target, _Walk.stopped_at(target), overrides, live=False)
+
+
+def _walk(
+    pipeline: Pipeline,
+    source: Run,
+    steps: list[Node],
+    target: Node,
+    overrides: dict[int, dict[str, Override]],
+) -> _Walk:
+    prior = [n for n in steps if n.sequence_id < target.sequence_id]
+    ctx = make_context(
+        run_id=source.pk,
+        pipeline=pipeline,
+        provider=source.provider,
+        overrides=overrides,
+        live=False,
+        prior=prior,
+        pins=source_pins(source, target.sequence_id),
+        preview=True,
+    )
+    walk = _Walk(ctx)
+    app = build_application(
+        ctx,
+        app_id=PREVIEW_APP_ID,
+        inputs=source.inputs,
+        predecessor=prior[-1] if prior else None,
+        hook=walk,
+    )
+    while walk.stop is None and app.step() is not None:
+        pass
+    return walk
+
+
+def _plan(
     pipeline: Pipeline,
     steps: list[Node],
-    fork_at: Node,
-    override: Override | None,
-    carried: dict[int, dict[str, Override]] | None = None,
+    target: Node,
+    walk: _Walk,
+    overrides: dict[int, dict[str, Override]],
+    *,
+    live: bool,
 ) -> dict[str, Any]:
-    """``steps`` are the source run's nodes in order; ``fork_at`` is one of them. ``carried``
-    are the overrides the source itself ran under (``effective_overrides``): re-executed
-    under the same override, a step reproduces the source's output."""
-    carried = carried or {}
-    changed: set[str] = set()
-    plan = []
-    later = [n for n in steps if n.sequence_id >= fork_at.sequence_id]
-    usage = _usage_by_key([n.cache_key for n in later if n.kind == "llm" and n.cache_key])
-    for node in later:
-        spec = pipeline.node(node.name)
-        if node.sequence_id == fork_at.sequence_id and override is not None:
-            source = "override" if override.field == "output" else "live"
-        elif node.sequence_id == fork_at.sequence_id:
-            source = "cache"
-        else:
-            source = "live" if changed & set(spec.reads) else "cache"
-        if source != "cache":
-            changed.add(node.name)
-        elif "output" in carried.get(node.sequence_id, {}):
-            source = "override"  # the source's own output override, applied again
-        tokens = 0
-        if source == "live" and isinstance(spec, LLMNode):
-            tokens = usage.get(node.cache_key) or node.total_tokens
-        plan.append(
-            {
-                "name": node.name,
-                "sequence_id": node.sequence_id,
-                "kind": node.kind,
-                "will_be": source if source != "cache" else _hit_label(spec),
-                "projected_tokens": tokens,
-            }
-        )
+    by_seq = {n.sequence_id: n for n in steps}
+    plan: list[dict[str, Any]] = []
+    changed: set[str] = set()  # steps whose output differs (or may) from the source's
+    for seq, name, record in walk.steps:
+        before = by_seq.get(seq)
+        if before is None or before.name != name or before.output_sha256 != record.output_sha256:
+            changed.add(name)
+        plan.append(_step(seq, name, record.kind, record.cache_source, 0, exact=True))
+    if walk.stop is not None:
+        seq, name, outcome = walk.stop
+        spec = pipeline.node(name)
+        before = by_seq.get(seq)
+        tokens = _projected_tokens(spec, before) if outcome == "live" else 0
+        plan.append(_step(seq, name, spec.kind, outcome, tokens, exact=True))
+        changed.add(name)
+        for node in steps:
+            if node.sequence_id <= seq:
+                continue
+            spec = pipeline.node(node.name)
+            step_overrides = overrides.get(node.sequence_id, {})
+            if "output" in step_overrides and step_overrides["output"].node == node.name:
+                source = "override"
+            elif live or changed & set(spec.reads):
+                source = "live"
+            else:
+                source = _hit_label(spec)
+            if source != _hit_label(spec):
+                changed.add(node.name)
+            tokens = _projected_tokens(spec, node) if source == "live" else 0
+            plan.append(_step(node.sequence_id, node.name, node.kind, source, tokens, exact=False))
+    exact = all(step["exact"] for step in plan)
     return {
-        "inherited": [n.name for n in steps if n.sequence_id < fork_at.sequence_id],
+        "inherited": [n.name for n in steps if n.sequence_id < target.sequence_id],
         "steps": plan,
         "live": [p["name"] for p in plan if p["will_be"] == "live"],
         "projected_tokens": sum(p["projected_tokens"] for p in plan),
+        "exact": exact,
+        "first_miss": (
+            {"name": walk.stop[1], "sequence_id": walk.stop[0], "outcome": walk.stop[2]}
+            if walk.stop is not None
+            else None
+        ),
+    }
+
+
+def _step(seq: int, name: str, kind: str, will_be: str, tokens: int, *, exact: bool) -> dict:
+    return {
+        "name": name,
+        "sequence_id": seq,
+        "kind": kind,
+        "will_be": will_be,
+        "exact": exact,
+        "projected_tokens": tokens,
     }
 
 
@@ -69,6 +187,20 @@ def _hit_label(spec: NodeSpec) -> str:
     return "render-cache" if spec.artifact else "tool-cache"
 
 
-def _usage_by_key(keys: list[str]) -> dict[str, int]:
-    rows = LLMCacheEntry.objects.filter(key__in=keys, occurrence=0).values_list("key", "usage")
-    return {key: int((usage or {}).get("total_tokens") or 0) for key, usage in rows}
+def _projected_tokens(spec: NodeSpec, before: Node | None) -> int:
+    """What a live llm step is expected to cost: what the same step cost when it last ran."""
+    if not isinstance(spec, LLMNode) or before is None:
+        return 0
+    if before.total_tokens:
+        return before.total_tokens
+    usage = (
+        LLMCacheEntry.objects.filter(pk__in=before.cache_entries or [])
+        .values_list("usage", flat=True)
+        .first()
+    ) or (
+        LLMCacheEntry.objects.filter(key=before.cache_key)
+        .order_by("id")
+        .values_list("usage", flat=True)
+        .first()
+    )
+    return int((usage or {}).get("total_tokens") or 0)

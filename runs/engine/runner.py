@@ -17,9 +17,9 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from runs.engine import dirty
 from runs.engine.actions import RunContext
 from runs.engine.application import build_application, make_context, source_pins
-from runs.engine.dirty import dirty_set
 from runs.engine.errors import ForkError, InputError, OverrideError, RewindError
 from runs.engine.hashing import trajectory_sha256
 from runs.engine.overrides import (
@@ -133,13 +133,17 @@ def validate_fork(
 
 
 def preview_fork(
-    source: Run, node: str, field: str | None = None, value: Any = None, *, from_text: bool = True
+    source: Run,
+    node: str,
+    field: str | None = None,
+    value: Any = None,
+    *,
+    from_text: bool = True,
+    live: bool = False,
 ) -> dict[str, Any]:
     """The dirty set of a fork that has not been made: what would run live, at what cost."""
     target, override = validate_fork(source, node, field, value, from_text=from_text)
-    steps = list(source.nodes.order_by("sequence_id"))
-    carried = effective_overrides(source, start=target.sequence_id)
-    return dirty_set(get_pipeline(source.pipeline), steps, target, override, carried)
+    return dirty.preview(source, target, override, live=live)
 
 
 def create_fork(
@@ -395,7 +399,4 @@ def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
 def change_preview(source: Run, target: Node) -> dict[str, Any]:
     """The dirty set of changing any input of ``target`` (not its output): which steps would
     re-execute live and the projected tokens — what the fork editor shows before a fork."""
-    steps = list(source.nodes.order_by("sequence_id"))
-    placeholder = Override(target.name, "input", None)
-    carried = effective_overrides(source, start=target.sequence_id)
-    return dirty_set(get_pipeline(source.pipeline), steps, target, placeholder, carried)
+    return dirty.change_preview(source, target)

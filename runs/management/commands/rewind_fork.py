@@ -43,7 +43,8 @@ class Command(RewindCommand):
                 raise CommandError(f"--set takes FIELD=VALUE, got {options['set']!r}")
             field = field.strip()
         if options["dry_run"]:
-            self.show_preview(preview_fork(source, options["node"], field, value), options["json"])
+            preview = preview_fork(source, options["node"], field, value, live=options["live"])
+            self.show_preview(preview, options["json"])
             return
         fork = create_fork(source, options["node"], field, value, live=options["live"])
         self.execute_and_report(fork, options)
@@ -55,10 +56,18 @@ class Command(RewindCommand):
         if preview["inherited"]:
             self.stdout.write("inherited  " + ", ".join(preview["inherited"]))
         for step in preview["steps"]:
+            will_be = step["will_be"] if step["exact"] else f"{step['will_be']} (expected)"
             self.stdout.write(
                 f"{step['sequence_id']:>4}  {step['name']:<10} {step['kind']:<4}  "
-                f"{step['will_be']:<12} ~{step['projected_tokens']} tokens"
+                f"{will_be:<23} ~{step['projected_tokens']} tokens"
             )
+        miss = preview["first_miss"]
         self.stdout.write(
-            f"{len(preview['live'])} step(s) live, ~{preview['projected_tokens']} tokens projected"
+            f"{len(preview['live'])} step(s) live, ~{preview['projected_tokens']} tokens projected; "
+            + (
+                "exact: every step was walked through the cache"
+                if preview["exact"]
+                else f"exact up to {miss['name']} (step {miss['sequence_id']}), the first "
+                "cache miss; the steps after it are expected"
+            )
         )
