@@ -384,6 +384,7 @@ CASES = [
         "api-body-too-large",
         API_FORKS,
         {"node": "plan", "field": "prompt", "value": "x" * 5000},
+        status=413,
         says="too large",
         settings=SMALL_LIMIT,
     ),
