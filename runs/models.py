@@ -37,6 +37,10 @@ class Run(models.Model):
     fork_sequence_id = models.IntegerField(null=True, blank=True)
     # {"node", "field", "value"} or None for an unchanged replay / a fresh run.
     override = models.JSONField(null=True, blank=True)
+    # Burr apps: the runtime inputs of each turn ([{"inputs": {...}}, …]; one turn runs until a
+    # halt) and the halts ({"after": [...], "before": [...]}) — as app.run(inputs=, halt_after=).
+    turns = models.JSONField(default=list, blank=True)
+    halt = models.JSONField(default=dict, blank=True)
     mode = models.CharField(max_length=5, choices=Mode.choices, default=Mode.CACHE)
     artifact_path = models.CharField(max_length=500, blank=True)
     artifact_sha256 = models.CharField(max_length=64, blank=True)
@@ -69,8 +73,9 @@ class Run(models.Model):
 
 class Node(models.Model):
     class Kind(models.TextChoices):
-        LLM = "llm"
-        TOOL = "tool"
+        LLM = "llm"  # made an LLM call
+        TOOL = "tool"  # made calls, none to an LLM (or a declared tool node)
+        CODE = "code"  # made no call: re-executed on replay
 
     class Status(models.TextChoices):
         COMPLETED = "completed"
@@ -109,9 +114,11 @@ class Node(models.Model):
     )
     cache_source = models.CharField(max_length=12, choices=CacheSource.choices)
     cache_key = models.CharField(max_length=64, blank=True)
-    # Ids of the LLMCacheEntry rows this step's calls read or wrote, in call order: a replay
-    # (any fork whose step makes the same call) reads these answers back, not the first ones.
+    # The cache entries this step's calls read or wrote, in call order, as "llm:<id>" or
+    # "tool:<id>": a replay (any fork whose step makes the same call) reads these back.
     cache_entries = models.JSONField(default=list, blank=True)
+    # The HTTP calls a step of a Burr app made (runs.engine.capture.Call.as_json), in order.
+    calls = models.JSONField(default=list, blank=True)
     # Why a cache lookup missed: the nearest entry and the component that differed.
     cache_note = models.CharField(max_length=300, blank=True)
     src_run = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="+")
@@ -194,15 +201,26 @@ class LLMCacheEntry(CacheEntry):
 
 
 class ToolCacheEntry(CacheEntry):
+    """A tool's result: a declared tool node's computation, or an HTTP call a step made to
+    anything but an LLM (``tool_version`` "http"). Kept like LLM answers: per occurrence
+    within a step, one entry per distinct result, pinned by the steps that used it."""
+
+    occurrence = models.PositiveIntegerField(default=0)
     tool = models.CharField(max_length=100, db_index=True)
     tool_version = models.CharField(max_length=50)
     args = models.JSONField()
     result = models.JSONField()
+    result_sha256 = models.CharField(max_length=64, default="")
 
     class Meta:
         verbose_name = "tool cache entry"
         verbose_name_plural = "tool cache entries"
-        constraints = [models.UniqueConstraint(fields=["key"], name="tool_cache_unique_key")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["key", "occurrence", "result_sha256"], name="tool_cache_unique_result"
+            )
+        ]
+        indexes = [models.Index(fields=["key", "occurrence", "id"])]
 
     def __str__(self) -> str:
         return f"{self.tool} {self.key[:12]}…"

@@ -54,7 +54,7 @@ class StepRecord:
     cache_key: str = ""
     cache_note: str = ""
     raw_output: str = ""
-    cache_entries: list[int] = field(default_factory=list)  # LLMCacheEntry ids, call order
+    cache_entries: list[str] = field(default_factory=list)  # "llm:<id>"/"tool:<id>", in order
 
     def node_fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -77,7 +77,7 @@ class RunContext:
     occurrences: Counter = field(default_factory=Counter)
     # (sequence id, key, occurrence) → the LLMCacheEntry the source's step used for that call:
     # a step that makes the same call reads the same answer back (``cache.get_llm``).
-    pins: dict[tuple[int, str, int], int] = field(default_factory=dict)
+    pins: dict[tuple[int, str, int], str] = field(default_factory=dict)
     # A preview walks the cache the way the fork will, writing nothing: a miss stops it,
     # with "live" (the fork would call out here) or "fails" (the step would fail) set here.
     preview: bool = False
@@ -180,7 +180,7 @@ def run_llm(spec: LLMNode, view: dict, ctx: RunContext, record: StepRecord) -> A
     occurrence = ctx.occurrences[key]
     ctx.occurrences[key] += 1
     record.cache_key = key
-    pinned = ctx.pins.get((ctx.sequence_id, key, occurrence))
+    pinned = cache.pinned_pk(ctx.pins.get((ctx.sequence_id, key, occurrence)), "llm")
     if ctx.preview:
         entry = None if ctx.live else cache.get_llm(key, occurrence, pinned, touch=False)
         if entry is None:
@@ -200,7 +200,7 @@ def _from_entry(spec: LLMNode, entry: Any, record: StepRecord) -> Any:
     record.cache_source = "cache"
     record.model_answered = entry.model_answered
     record.raw_output = ""
-    record.cache_entries.append(entry.pk)
+    record.cache_entries.append(f"llm:{entry.pk}")
     return _parse(spec, entry.response.get("content", ""), record)
 
 
@@ -256,7 +256,7 @@ def _call_llm(
             "total_tokens": response.total_tokens,
         },
     )
-    record.cache_entries.append(entry.pk)
+    record.cache_entries.append(f"llm:{entry.pk}")
     return output
 
 
@@ -291,9 +291,11 @@ def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) ->
     else:
         key = tool_cache_key(spec.name, spec.version, {"args": args, "data": data})
         record.cache_key = key
-        entry = None if ctx.live else cache.get_tool(key, touch=not ctx.preview)
+        pinned = cache.pinned_pk(ctx.pins.get((ctx.sequence_id, key, 0)), "tool")
+        entry = None if ctx.live else cache.get_tool(key, 0, pinned, touch=not ctx.preview)
         if entry is not None:
             record.cache_source = "render-cache" if spec.artifact else "tool-cache"
+            record.cache_entries.append(f"tool:{entry.pk}")
             output = entry.result
         elif ctx.preview:
             raise PreviewMiss(key)
@@ -301,9 +303,10 @@ def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) ->
             if not ctx.live:
                 record.cache_note = cache.explain_tool(spec.name, spec.version, args)
             output = _compute(spec, args, ctx)
-            cache.put_tool(
+            stored = cache.put_tool(
                 key=key, tool=spec.name, tool_version=spec.version, args=args, result=output
             )
+            record.cache_entries.append(f"tool:{stored.pk}")
     if spec.artifact and not ctx.preview:
         ctx.artifact = write_artifact(ctx.artifact_dir, ctx.run_id, output)
     return output

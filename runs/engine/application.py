@@ -24,12 +24,12 @@ from runs.engine.overrides import Override
 from runs.engine.persister import PARTITION_KEY, DjangoPersister
 from runs.engine.pipeline import Pipeline
 from runs.engine.providers.config import current_config
-from runs.models import LLMCacheEntry, Node, Run
+from runs.models import LLMCacheEntry, Node, Run, ToolCacheEntry
 
 
-def source_pins(source: Run | None, start: int) -> dict[tuple[int, str, int], int]:
-    """(sequence id, key, occurrence) → entry id, for every call ``source``'s steps from
-    ``start`` on made (inherited steps carry their executor's entries)."""
+def source_pins(source: Run | None, start: int) -> dict[tuple[int, str, int], str]:
+    """(sequence id, key, occurrence) → pinned entry ("llm:<id>"/"tool:<id>") for every call
+    ``source``'s steps from ``start`` on made (inherited steps carry their executor's)."""
     if source is None:
         return {}
     used = {
@@ -39,15 +39,18 @@ def source_pins(source: Run | None, start: int) -> dict[tuple[int, str, int], in
         )
         if entries
     }
-    ids = {pk for entries in used.values() for pk in entries}
-    calls = {
-        pk: (key, occurrence)
-        for pk, key, occurrence in LLMCacheEntry.objects.filter(pk__in=ids).values_list(
-            "pk", "key", "occurrence"
-        )
-    }
+    wanted: dict[str, set[int]] = {"llm": set(), "tool": set()}
+    for entries in used.values():
+        for pin in entries:
+            table, _, pk = str(pin).partition(":")
+            if table in wanted and pk.isdigit():
+                wanted[table].add(int(pk))
+    calls: dict[str, tuple[str, int]] = {}
+    for table, model in (("llm", LLMCacheEntry), ("tool", ToolCacheEntry)):
+        rows = model.objects.filter(pk__in=wanted[table]).values_list("pk", "key", "occurrence")
+        calls.update({f"{table}:{pk}": (key, occurrence) for pk, key, occurrence in rows})
     return {
-        (seq, *calls[pk]): pk for seq, entries in used.items() for pk in entries if pk in calls
+        (seq, *calls[pin]): pin for seq, entries in used.items() for pin in entries if pin in calls
     }
 
 

@@ -9,7 +9,6 @@ parsed). Live mode never reads, and never replaces what cache mode will read.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -54,23 +53,38 @@ def put_llm(**fields: Any) -> LLMCacheEntry:
         return LLMCacheEntry.objects.get(**same)  # another process stored the same answer
 
 
-def get_tool(key: str, *, touch: bool = True) -> ToolCacheEntry | None:
-    entry = ToolCacheEntry.objects.filter(key=key).first()
+def get_tool(
+    key: str, occurrence: int = 0, pinned: int | None = None, *, touch: bool = True
+) -> ToolCacheEntry | None:
+    """The result to read for (key, occurrence): the pinned entry if it is one of this key's,
+    else the first result the key got."""
+    entries = ToolCacheEntry.objects.filter(key=key, occurrence=occurrence)
+    entry = entries.filter(pk=pinned).first() if pinned is not None else None
+    if entry is None:
+        entry = entries.order_by("id").first()
     if entry is not None and touch:
         _touch(ToolCacheEntry, entry.pk)
     return entry
 
 
-def put_tool(**fields: Any) -> None:
-    _insert_if_absent(ToolCacheEntry, **fields)
-
-
-def _insert_if_absent(model: Callable[..., Any], **fields: Any) -> None:
+def put_tool(**fields: Any) -> ToolCacheEntry:
+    """Store a result unless (key, occurrence) already has the very same one."""
+    fields.setdefault("occurrence", 0)
+    fields["result_sha256"] = content_sha256(fields["result"])
+    same = {name: fields[name] for name in ("key", "occurrence", "result_sha256")}
     try:
-        with transaction.atomic():  # a savepoint, so a lost race leaves the outer work intact
-            model.objects.create(**fields)
+        with transaction.atomic():
+            existing = ToolCacheEntry.objects.filter(**same).first()
+            return existing or ToolCacheEntry.objects.create(**fields)
     except IntegrityError:
-        pass  # first write wins
+        return ToolCacheEntry.objects.get(**same)
+
+
+def pinned_pk(pinned: str | None, table: str) -> int | None:
+    """The id in a pin ("llm:12") when it names an entry of ``table``."""
+    if not pinned or not pinned.startswith(f"{table}:"):
+        return None
+    return int(pinned.split(":", 1)[1])
 
 
 def explain_llm(node_name: str, request: dict[str, Any]) -> str:

@@ -20,6 +20,7 @@ from burr.lifecycle import PostRunStepHook, PreRunStepHook
 
 from runs.engine.actions import RunContext, StepRecord
 from runs.engine.application import build_application, make_context, source_pins
+from runs.engine.cache import pinned_pk
 from runs.engine.overrides import Override, effective_overrides
 from runs.engine.pipeline import LLMNode, NodeSpec, Pipeline, get_pipeline
 from runs.models import LLMCacheEntry, Node, Run
@@ -194,7 +195,9 @@ def _projected_tokens(spec: NodeSpec, before: Node | None) -> int:
     if before.total_tokens:
         return before.total_tokens
     usage = (
-        LLMCacheEntry.objects.filter(pk__in=before.cache_entries or [])
+        LLMCacheEntry.objects.filter(
+            pk__in=[pk for pin in before.cache_entries or [] if (pk := pinned_pk(pin, "llm"))]
+        )
         .values_list("usage", flat=True)
         .first()
     ) or (

@@ -479,7 +479,7 @@ def test_live_fork_calls_the_provider_and_never_overwrites_the_cache(run_pipelin
     for node in steps(fork):
         if node.kind != "llm":
             continue
-        entry = LLMCacheEntry.objects.get(pk=node.cache_entries[0])
+        entry = LLMCacheEntry.objects.get(pk=node.cache_entries[0].removeprefix("llm:"))
         entries = LLMCacheEntry.objects.filter(key=entry.key, occurrence=entry.occurrence)
         first = cached.get((entry.key, entry.occurrence))
         if first is None:  # a changed upstream answer made a new call: a new key
