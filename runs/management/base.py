@@ -1,26 +1,206 @@
-"""What every Rewind command shares: clear one-line errors, run lookup, terminal progress."""
+"""What every Rewind command shares: one-line errors, run lookup, terminal progress.
+
+A command run from a shell that fails prints exactly one line on stderr and exits non-zero:
+engine errors, a failed run, a database that is not migrated or cannot be reached, a bad
+argument, even a bug. Burr's error banner, its state dump and the engine's tracebacks are
+held back for the duration of the command; ``--traceback`` or ``-v 3`` shows everything.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
+import traceback
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import (
+    BaseCommand,
+    CommandError,
+    CommandParser,
+    SystemCheckError,
+)
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 
 from runs.engine.errors import RewindError
 from runs.models import Node, Run
 
+MIGRATE = "run `python manage.py migrate`"
+
+
+def one_line(message: str) -> str:
+    """``message`` on one line: its lines joined with "; "."""
+    return "; ".join(line.strip() for line in str(message).splitlines() if line.strip())
+
+
+def database_location(alias: str = DEFAULT_DB_ALIAS) -> str:
+    """Where the database is, for a person: the SQLite file, or ``vendor://user@host:port/name``.
+    Never the password."""
+    connection = connections[alias]
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return str(db["NAME"])
+    user = f"{db['USER']}@" if db.get("USER") else ""
+    port = f":{db['PORT']}" if db.get("PORT") else ""
+    return f"{connection.vendor}://{user}{db.get('HOST') or 'localhost'}{port}/{db['NAME']}"
+
+
+def without_password(text: str, alias: str = DEFAULT_DB_ALIAS) -> str:
+    password = connections[alias].settings_dict.get("PASSWORD")
+    return text.replace(password, "***") if password else text
+
+
+def unapplied_migrations(alias: str = DEFAULT_DB_ALIAS) -> tuple[list[str], bool]:
+    """The migrations the database still needs, and whether it has any applied at all."""
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connections[alias])
+    plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    pending = [f"{m.app_label}.{m.name}" for m, backwards in plan if not backwards]
+    return pending, bool(executor.loader.applied_migrations)
+
+
+def migration_problem(alias: str = DEFAULT_DB_ALIAS) -> str | None:
+    """One line saying what to run if the database is not (fully) migrated, else None."""
+    pending, any_applied = unapplied_migrations(alias)
+    if not pending:
+        return None
+    where = database_location(alias)
+    if not any_applied:
+        return f"the database at {where} is not migrated: {MIGRATE}"
+    named = ", ".join(pending[:3]) + (", …" if len(pending) > 3 else "")
+    return f"the database at {where} is missing {len(pending)} migration(s) ({named}): {MIGRATE}"
+
+
+def database_problem(exc: DatabaseError, alias: str = DEFAULT_DB_ALIAS) -> str:
+    """One line for a database error: what to run when the schema is missing, otherwise where
+    the database is and what it said (never the password)."""
+    connection = connections[alias]
+    where = database_location(alias)
+    said = without_password(one_line(str(exc)) or type(exc).__name__, alias)
+    if connection.connection is None:  # it never opened
+        verb = "open" if connection.vendor == "sqlite" else "connect to"
+        return f"cannot {verb} the database at {where}: {said}"
+    try:
+        problem = migration_problem(alias)
+    except DatabaseError:
+        problem = None
+    return problem or f"database error at {where}: {said}"
+
+
+class HeldLogs(logging.Handler):
+    """Holds the records the ``rewind`` loggers emit while a command runs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+class QuietLogs:
+    """For the duration of a command run from a shell: Burr's loggers are silent (its error
+    banner, state dump and traceback), and what the ``rewind`` loggers say is held back —
+    written after the command succeeds, without tracebacks; dropped when it fails, since its
+    one-line error says what failed. Everything is restored afterwards, so the logging of
+    whatever else runs in the process (the dashboard, a worker) is its own."""
+
+    SILENT = ("burr",)
+    HELD = "rewind"
+
+    def __enter__(self) -> QuietLogs:
+        self.levels = {name: logging.getLogger(name).level for name in self.SILENT}
+        for name in self.SILENT:
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        held = logging.getLogger(self.HELD)
+        self.saved = (held.handlers[:], held.propagate)
+        self.handler = HeldLogs()
+        held.handlers, held.propagate = [self.handler], False
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        for name, level in self.levels.items():
+            logging.getLogger(name).setLevel(level)
+        held = logging.getLogger(self.HELD)
+        held.handlers, held.propagate = self.saved
+        if exc_type is None:
+            for record in self.handler.records:
+                record.exc_info = record.exc_text = record.stack_info = None
+                held.handle(record)
+        return False
+
 
 class RewindCommand(BaseCommand):
-    """Turns engine errors into ``CommandError``: one clear line and exit status 1."""
+    """Turns every failure into ``CommandError``: one clear line and exit status 1.
+
+    Run from a shell, a command also refuses a database that is not migrated (one line saying
+    what to run), and keeps Burr's and the engine's tracebacks off stderr unless ``--traceback``
+    or ``-v 3`` asks for them. Called from code (``call_command``), only engine errors are
+    converted; anything else propagates as it is, and logging is left alone.
+    """
+
+    # The commands that serve (``rewind_serve``) keep the process's logging as configured.
+    quiet_logs = True
+    requires_migrations_checks = True
+
+    @property
+    def from_shell(self) -> bool:
+        return getattr(self, "_called_from_command_line", False)
+
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
+        """A usage error from a shell is one line too (argparse prints the usage first)."""
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        programmatic = parser.error
+
+        def error(message: str) -> None:
+            if not parser.called_from_command_line:
+                programmatic(message)
+            parser.exit(2, f"{parser.prog}: error: {one_line(message)} (see --help)\n")
+
+        parser.error = error  # type: ignore[method-assign]
+        return parser
+
+    def check_migrations(self) -> None:
+        """From a shell, a database that is not migrated is one line saying what to run
+        (Django's own check only prints a notice and lets the command fail later)."""
+        if not self.from_shell:
+            return
+        problem = migration_problem()
+        if problem:
+            raise CommandError(problem)
 
     def execute(self, *args: Any, **options: Any) -> Any:
+        show_traceback = bool(options.get("traceback"))
+        verbose = show_traceback or int(options.get("verbosity", 1)) >= 3
+        quiet = self.from_shell and self.quiet_logs and not verbose
         try:
+            if quiet:
+                with QuietLogs():
+                    return super().execute(*args, **options)
             return super().execute(*args, **options)
-        except RewindError as exc:
-            raise CommandError(str(exc)) from None
-        except KeyboardInterrupt:
-            raise CommandError("interrupted") from None
+        except SystemCheckError:
+            raise  # formats itself
+        except (Exception, KeyboardInterrupt) as exc:
+            error = self.as_command_error(exc)
+            if error is None or show_traceback:
+                raise
+            if verbose and self.from_shell:
+                self.stderr.write("".join(traceback.format_exception(exc)).rstrip("\n"))
+            raise error from (exc if verbose else None)
+
+    def as_command_error(self, exc: BaseException) -> CommandError | None:
+        """The one-line ``CommandError`` for ``exc``; None to let it propagate as it is."""
+        if isinstance(exc, CommandError):
+            return CommandError(one_line(str(exc)), returncode=exc.returncode)
+        if isinstance(exc, RewindError):
+            return CommandError(one_line(str(exc)))
+        if isinstance(exc, KeyboardInterrupt):
+            return CommandError("interrupted")
+        if not self.from_shell:
+            return None  # called from code: the caller sees the real exception
+        if isinstance(exc, DatabaseError):
+            return CommandError(database_problem(exc))
+        return CommandError(f"{type(exc).__name__}: {one_line(str(exc))} (--traceback shows where)")
 
     def get_run(self, value: str) -> Run:
         if not str(value).isdigit():

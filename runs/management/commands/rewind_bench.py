@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from django.core.management.base import CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from runs.engine.diff import diff_runs
 from runs.engine.runner import create_fork, create_replay, create_run, execute_run
@@ -53,6 +53,8 @@ class Command(RewindCommand):
             return execute_run(create_run("research", {"question": question}).pk)
 
         cold_s, cold_mem, source = measure(cold_run, repeat)
+        if source.status != Run.Status.COMPLETED:  # nothing to replay or fork: say why
+            raise CommandError(f"bench: run {source.pk} {source.status}: {source.error}")
         replay_s, replay_mem, replay = measure(
             lambda: execute_run(create_replay(source).pk), repeat
         )

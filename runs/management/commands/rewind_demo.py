@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from runs.engine.runner import create_fork, create_replay, create_run, execute_run
 from runs.management.base import RewindCommand
@@ -24,6 +24,8 @@ class Command(RewindCommand):
             self.stdout.write(f"demo: runs exist already (e.g. run {existing.pk}); nothing seeded")
             return
         run = execute_run(create_run("research").pk)
+        if run.status != Run.Status.COMPLETED:  # nothing to fork: say why, in one line
+            raise CommandError(f"demo: run {run.pk} {run.status}: {run.error}")
         fork = execute_run(create_fork(run, "analyse", "args.cost_scale", "3").pk)
         replay = execute_run(create_replay(run).pk)
         self.stdout.write(

@@ -49,6 +49,8 @@ class Command(RewindCommand):
             "artifact file exists and its sha256 matches the record",
             str(artifact),
         )
+        if run.status != Run.Status.COMPLETED:
+            raise CommandError(f"run {run.pk} {run.status}: {run.error}")
         if len(nodes) <= FORK_STEP:
             raise CommandError("the pipeline is too short to fork at node 3")
         target = nodes[FORK_STEP]

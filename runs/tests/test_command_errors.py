@@ -1,0 +1,429 @@
+"""Issue 7, finding 4: a Rewind command that fails prints one line on stderr and exits non-zero —
+no Burr "Oh no an error!" banner, no state dump, no traceback — unless ``--traceback`` or
+``-v 3`` asks for them.
+
+Every command runs for real, as a user runs it: ``manage.py`` in a subprocess, against its own
+migrated SQLite file. The failure cases run concurrently (each in its own process) once per
+module; each test then checks one of them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from runs.engine.pipeline import Pipeline, ToolNode, chain
+from runs.engine.providers.config import KEY_VARIABLES
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 90  # seconds; a command that hangs fails its test instead of the suite
+
+
+# --- a pipeline whose tool raises, for the subprocesses (REWIND_PIPELINES) ------------------
+
+
+def _start(args: dict[str, Any], data_dir: Path) -> str:
+    return args["kind"]
+
+
+def _boom(args: dict[str, Any], data_dir: Path) -> Any:
+    if args["kind"] == "runtime":
+        raise RuntimeError("the tool broke unexpectedly")  # a bug: not a tool error
+    raise ValueError("the tool refused its input")  # a tool error: fails the node
+
+
+broken = Pipeline(
+    name="broken",
+    description="a tool that raises (test pipeline)",
+    nodes=(
+        ToolNode(name="start", reads=("kind",), args=lambda v: {"kind": v["kind"]}, run=_start),
+        ToolNode(name="boom", reads=("start",), args=lambda v: {"kind": v["start"]}, run=_boom),
+    ),
+    transitions=chain("start", "boom"),
+    entrypoint="start",
+    inputs={"kind": "value"},
+)
+
+
+# --- running manage.py ------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    args: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def __str__(self) -> str:
+        return (
+            f"manage.py {' '.join(self.args)} → exit {self.returncode}\n"
+            f"--- stderr ---\n{self.stderr}\n--- stdout ---\n{self.stdout[-2000:]}"
+        )
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def command_environment(database: Path, artifacts: Path) -> dict[str, str]:
+    """The environment of a user's shell: this database, the offline simulator, no key."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("REWIND_", "DJANGO_")) and name not in KEY_VARIABLES
+    }
+    env.update(
+        {
+            "DATABASE_URL": f"sqlite:///{database}",
+            "DJANGO_SETTINGS_MODULE": "rewind_site.settings",
+            "REWIND_ARTIFACT_DIR": str(artifacts),
+            "REWIND_PIPELINES": f"broken={__name__}.broken",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    return env
+
+
+def manage(env: dict[str, str], *args: str, **extra_env: str) -> Result:
+    """``manage.py ARGS`` in a subprocess. One that hangs is stopped with SIGABRT, which makes
+    Python print where every thread was (``PYTHONFAULTHANDLER``), and fails the test."""
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", *args],
+        cwd=PROJECT_ROOT,
+        env={**env, **extra_env, "PYTHONFAULTHANDLER": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)
+        try:
+            stdout, stderr = process.communicate(timeout=10)
+        finally:
+            process.kill()
+        pytest.fail(f"manage.py {' '.join(args)} hung for {TIMEOUT} s:\n{stderr}")
+    return Result(args, process.returncode, stdout, stderr)
+
+
+def dead_provider() -> dict[str, str]:
+    """A provider that refuses connections, and a model no cache entry was made for: every
+    llm call misses the cache and fails at once."""
+    return {
+        "REWIND_LLM_BASE_URL": f"http://127.0.0.1:{closed_port()}/v1",
+        "REWIND_LLM_MODEL": f"dead-{uuid.uuid4().hex[:8]}",
+        "REWIND_LLM_RETRIES": "0",
+        "REWIND_LLM_TIMEOUT": "5",
+    }
+
+
+@dataclass
+class Site:
+    """A migrated database with a completed research run and a failed run of ``broken``."""
+
+    root: Path
+    env: dict[str, str]
+    run: int = 0
+    failed: int = 0
+    analyse_output: dict[str, Any] = field(default_factory=dict)
+
+    def manage(self, *args: str, **extra_env: str) -> Result:
+        return manage(self.env, *args, **extra_env)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Site:
+    root = tmp_path_factory.mktemp("cli")
+    site = Site(root, command_environment(root / "db.sqlite3", root / "artifacts"))
+    migrated = site.manage("migrate", "--no-input", "-v", "0")
+    assert migrated.returncode == 0, migrated
+    seeded = site.manage("rewind_run", "--json")
+    assert seeded.returncode == 0, seeded
+    data = json.loads(seeded.stdout)
+    site.run = data["run"]
+    (analyse,) = [n for n in data["nodes"] if n["name"] == "analyse"]
+    site.analyse_output = analyse["fields"]["output"]
+    failed = site.manage("rewind_run", "--pipeline", "broken", "--json")
+    assert failed.returncode != 0, failed
+    site.failed = json.loads(failed.stdout)["run"]
+    return site
+
+
+# --- the failure cases ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Case:
+    args: tuple[str, ...]
+    says: str  # the one line names this
+    env: dict[str, str] | None = None  # extra environment (dead_provider() …)
+
+
+def verify_mismatch(site: Site) -> str:
+    """An analyse output that the verify step's independent recomputation disagrees with."""
+    output = json.loads(json.dumps(site.analyse_output))
+    output["groups"]["A"]["conversions"] += 1
+    return json.dumps(output)
+
+
+def failure_cases(site: Site) -> dict[str, Case]:
+    run, failed = str(site.run), str(site.failed)
+    return {
+        "tool raises an error": Case(("rewind_run", "--pipeline", "broken"), "the tool refused"),
+        "tool raises a bug": Case(
+            ("rewind_run", "--pipeline", "broken", "--input", "kind=runtime"),
+            "the tool broke unexpectedly",
+        ),
+        "tool raises, --json": Case(
+            ("rewind_run", "--pipeline", "broken", "--input", "kind=runtime", "--json"),
+            "failed",
+        ),
+        "dead provider, new run": Case(
+            ("rewind_run", "--input", "question=What is cheapest?"), "cannot reach", dead_provider()
+        ),
+        "dead provider, live fork": Case(
+            ("rewind_fork", run, "--node", "critique", "--live"), "cannot reach", dead_provider()
+        ),
+        "verify mismatch via --set output": Case(
+            ("rewind_fork", run, "--node", "analyse", "--set", f"output={verify_mismatch(site)}"),
+            "verify",
+        ),
+        "unknown run (fork)": Case(("rewind_fork", "999999", "--node", "plan"), "999999"),
+        "unknown run (replay)": Case(("rewind_replay", "999999"), "999999"),
+        "unknown run (resume)": Case(("rewind_resume", "999999"), "999999"),
+        "unknown node": Case(("rewind_fork", run, "--node", "nosuch"), "nosuch"),
+        "--set without =": Case(
+            ("rewind_fork", run, "--node", "plan", "--set", "nonsense"), "--set"
+        ),
+        "--set a field the node does not take": Case(
+            ("rewind_fork", run, "--node", "research", "--set", "prompt=hi"), "prompt"
+        ),
+        "--set a bad temperature": Case(
+            ("rewind_fork", run, "--node", "plan", "--set", "temperature=hot"), "temperature"
+        ),
+        "--enqueue a run with an unknown input": Case(
+            ("rewind_run", "--enqueue", "--input", "nosuch=1"), "nosuch"
+        ),
+        "--enqueue a run with a bad temperature": Case(
+            ("rewind_run", "--enqueue", "--temperature", "9"), "temperature"
+        ),
+        "--enqueue a fork with a bad override": Case(
+            ("rewind_fork", run, "--node", "analyse", "--enqueue", "--set", "args.nosuch=1"),
+            "nosuch",
+        ),
+        "unknown pipeline": Case(("rewind_run", "--pipeline", "nosuch"), "nosuch"),
+        "replay of a failed run": Case(("rewind_replay", failed), "completed"),
+        "replay with a bad --since": Case(("rewind_replay", "--since", "soon"), "--since"),
+        "resume of a completed run": Case(("rewind_resume", run), "interrupted"),
+        "diff, unknown second run": Case(("rewind_diff", run, "999999"), "999999"),
+        "diff, ids that are not numbers": Case(("rewind_diff", "one", "two"), "numbers"),
+        "grid, unknown field": Case(
+            ("rewind_grid", run, "--node", "analyse", "--field", "args.nosuch", "--values", "1"),
+            "nosuch",
+        ),
+        "grid, unknown run": Case(
+            ("rewind_grid", "999999", "--node", "plan", "--field", "model", "--values", "m"),
+            "999999",
+        ),
+        "stability, k out of range": Case(("rewind_stability", run, "-k", "0"), "-k"),
+        "stability, unknown node": Case(
+            ("rewind_stability", run, "--node", "nosuch", "-k", "1"), "nosuch"
+        ),
+        "verify against a dead provider": Case(("rewind_verify",), "failed", dead_provider()),
+        "demo against a dead provider": Case(("rewind_demo", "--force"), "failed", dead_provider()),
+        "bench against a dead provider": Case(
+            ("rewind_bench", "--repeat", "1"), "failed", dead_provider()
+        ),
+        "a missing argument": Case(("rewind_fork", run), "--node"),
+        "an argument of the wrong type": Case(("rewind_stability", run, "-k", "many"), "-k"),
+        "a taken port": Case(("rewind_serve", "--port", "{taken}"), "already in use"),
+    }
+
+
+@pytest.fixture(scope="module")
+def failures(site) -> dict[str, Result]:
+    """Every failure case, run once, four processes at a time."""
+    cases = failure_cases(site)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen(1)
+        taken = str(holder.getsockname()[1])
+
+        def run(case: Case) -> Result:
+            args = tuple(a.replace("{taken}", taken) for a in case.args)
+            return site.manage(*args, **(case.env or {}))
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            results = dict(zip(cases, pool.map(run, cases.values()), strict=True))
+    return results
+
+
+NOISE = ("Traceback", "Oh no an error", "State (at time of action)", "failed unexpectedly")
+
+
+def assert_one_line_failure(result: Result, says: str = "") -> str:
+    assert result.returncode != 0, result
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].strip(), result
+    for noise in NOISE:
+        assert noise not in result.stderr and noise not in result.stdout, result
+    assert says in lines[0], result
+    return lines[0]
+
+
+CASES = list(
+    failure_cases(Site(Path("."), {}, analyse_output={"groups": {"A": {"conversions": 0}}}))
+)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_a_failure_is_one_line_and_a_non_zero_exit(name, site, failures):
+    assert_one_line_failure(failures[name], failure_cases(site)[name].says)
+
+
+def test_a_failed_run_still_prints_the_run_on_stdout(failures):
+    result = failures["tool raises, --json"]
+
+    data = json.loads(result.stdout)  # stdout stays the contract: one JSON object
+    assert data["status"] == "failed" and "the tool broke unexpectedly" in data["error"]
+
+
+def test_a_usage_error_exits_2(failures):
+    assert failures["a missing argument"].returncode == 2
+    assert failures["an argument of the wrong type"].returncode == 2
+
+
+# --- asked for: the traceback -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag", [("--traceback",), ("-v", "3")])
+def test_traceback_or_verbosity_3_shows_the_tracebacks(site, flag):
+    result = site.manage("rewind_run", "--pipeline", "broken", "--input", "kind=runtime", *flag)
+
+    assert result.returncode != 0, result
+    assert "Traceback" in result.stderr, result
+    assert "RuntimeError: the tool broke unexpectedly" in result.stderr, result
+    assert "Oh no an error" in result.stderr, result  # Burr's own report is not hidden then
+    assert "failed unexpectedly" in result.stderr, result  # nor the engine's
+
+
+@pytest.mark.parametrize("flag", [("--traceback",), ("-v", "3")])
+def test_traceback_shows_where_an_engine_error_came_from(site, flag):
+    result = site.manage("rewind_fork", str(site.run), "--node", "nosuch", *flag)
+
+    assert result.returncode != 0, result
+    assert "Traceback" in result.stderr and "nosuch" in result.stderr, result
+
+
+def test_traceback_of_an_unknown_run(site):
+    result = site.manage("rewind_diff", str(site.run), "999999", "--traceback")
+
+    assert result.returncode != 0 and "Traceback" in result.stderr, result
+
+
+# --- success stays quiet; what the engine logs still reaches a person ------------------------
+
+
+def test_a_command_that_succeeds_over_failed_runs_prints_no_banner(site):
+    """Stability over a dead provider: the live replays fail, the command reports them."""
+    result = site.manage(
+        "rewind_stability", str(site.run), "--node", "compose", "-k", "1", **dead_provider()
+    )
+
+    for noise in NOISE:
+        assert noise not in result.stderr, result
+    if result.returncode:
+        assert len(result.stderr.splitlines()) == 1, result
+    else:
+        assert result.stderr == "", result
+
+
+def test_warnings_are_written_after_a_command_that_succeeds(site):
+    """The engine's warnings are held while the command runs, then written (without
+    tracebacks) when it succeeds: here the run whose worker stopped beating."""
+    stale = site.manage("rewind_run", "--pipeline", "broken", "--json")
+    run = json.loads(stale.stdout)["run"]
+    with sqlite3.connect(site.root / "db.sqlite3") as db:
+        db.execute(
+            "UPDATE runs_run SET status = 'running', heartbeat_at = '2000-01-01 00:00:00' "
+            "WHERE id = ?",
+            (run,),
+        )
+
+    result = site.manage("rewind_resume")
+
+    assert result.returncode == 0, result
+    assert f"marked interrupted: {run}" in result.stdout, result
+    assert f"marked runs [{run}] interrupted" in result.stderr, result
+    assert "Traceback" not in result.stderr, result
+
+
+# --- in this process: logging is restored, code sees real exceptions -------------------------
+
+
+def test_quiet_logs_restore_the_logging_of_the_process():
+    from runs.management.base import QuietLogs
+
+    rewind, burr = logging.getLogger("rewind"), logging.getLogger("burr")
+    before = (rewind.handlers[:], rewind.propagate, burr.level)
+
+    with pytest.raises(RuntimeError), QuietLogs():
+        logging.getLogger("rewind.runner").warning("held, then dropped")
+        raise RuntimeError
+
+    assert (rewind.handlers, rewind.propagate, burr.level) == before
+
+
+def test_held_records_are_written_without_their_traceback(caplog):
+    from runs.management.base import QuietLogs
+
+    caplog.set_level(logging.WARNING, logger="rewind")
+    with QuietLogs():
+        try:
+            raise ValueError("boom")
+        except ValueError:
+            logging.getLogger("rewind.runner").exception("run 1 failed unexpectedly")
+        assert caplog.records == []  # held while the command runs
+
+    (record,) = caplog.records
+    assert record.getMessage() == "run 1 failed unexpectedly" and record.exc_info is None
+
+
+def test_from_code_an_unexpected_error_is_not_disguised(monkeypatch):
+    """``call_command`` callers (tests, scripts) get the real exception, not a one-liner."""
+
+    def broken_diff(a, b):
+        raise ZeroDivisionError("bug")
+
+    monkeypatch.setattr("runs.management.commands.rewind_diff.diff_runs", broken_diff)
+    monkeypatch.setattr("runs.management.base.RewindCommand.get_run", lambda self, value: value)
+
+    with pytest.raises(ZeroDivisionError):
+        call_command("rewind_diff", "1", "2", stdout=io.StringIO())
+
+
+def test_from_code_engine_errors_are_command_errors():
+    with pytest.raises(CommandError, match="run ids are numbers"):
+        call_command("rewind_diff", "x", "y", stdout=io.StringIO())
