@@ -2,18 +2,26 @@
 first start creates the local user and prints its password once; one worker is started beside
 the server (unless ``--no-worker``) and stopped when the server returns, however it returns.
 
-No test starts a server or a worker: ``uvicorn.run`` and ``start_worker`` are replaced by
-recorders in every test, so a path that wrongly gets as far as serving records the call
-instead of blocking the suite or leaving a process behind.
+In-process tests never start a server or a worker: ``uvicorn.run`` and ``start_worker`` are
+replaced by recorders, so a path that wrongly gets as far as serving records the call instead
+of blocking the suite or leaving a process behind. The signal tests at the end (issue 7,
+finding 5) start the real command in a subprocess on 127.0.0.1; every process they start is
+killed when the test ends, whatever happened.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import re
 import signal
 import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -189,12 +197,15 @@ def test_a_free_port_is_served(served, workers):
 
     call_command("rewind_serve", "--port", str(port), stdout=out)
 
+    from runs.management.commands.rewind_serve import SHUTDOWN_GRACE_SECONDS
+
     assert served == [
         {
             "app": "rewind_site.asgi:application",
             "host": "127.0.0.1",
             "port": port,
             "log_level": "warning",
+            "timeout_graceful_shutdown": SHUTDOWN_GRACE_SECONDS,
         }
     ]
     assert f"http://127.0.0.1:{port}/runs/ with one worker" in out.getvalue()
@@ -314,3 +325,217 @@ def test_no_worker_starts_no_worker(served, workers):
     assert len(served) == 1  # the dashboard is still served
     assert "with one worker" not in output
     assert "/runs/" in output
+
+
+@pytest.mark.django_db
+def test_a_stop_signal_while_serving_stops_the_worker_and_exits_cleanly(served, workers):
+    from runs.management.commands.rewind_serve import Stopped
+
+    def sigterm() -> None:
+        raise Stopped(signal.SIGTERM)  # what the handler raises once uvicorn has shut down
+
+    served.during = sigterm
+
+    output = serve()  # no CommandError: stopping a server on request is no failure
+
+    (worker,) = workers
+    assert worker.stopped
+    assert "stopped (SIGTERM): the server and its worker are down" in output
+
+
+# --- stop_worker, on real processes ------------------------------------------------------------
+
+STUBBORN = (
+    "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "print('ready', flush=True); time.sleep(60)"
+)
+
+
+@pytest.fixture
+def stubborn() -> Iterator[subprocess.Popen]:
+    """A process that ignores SIGTERM (a worker stuck in a long step)."""
+    process = subprocess.Popen([sys.executable, "-c", STUBBORN], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == "ready"
+        yield process
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+
+
+def test_a_worker_that_ignores_sigterm_is_killed_after_the_timeout(stubborn):
+    from runs.management.commands.rewind_serve import stop_worker
+
+    started = time.monotonic()
+    stop_worker(stubborn, timeout=1.0)
+
+    assert stubborn.returncode == -signal.SIGKILL
+    assert 1.0 <= time.monotonic() - started < 5
+
+
+def test_a_second_signal_kills_the_worker_at_once(stubborn):
+    from runs.management.commands.rewind_serve import stop_worker
+
+    started = time.monotonic()
+    stop_worker(stubborn, timeout=60.0, hurry=lambda: True)
+
+    assert stubborn.returncode == -signal.SIGKILL
+    assert time.monotonic() - started < 5
+
+
+# --- the real server: SIGTERM, SIGINT and SIGHUP stop it and its worker -------------------------
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PROC = Path("/proc")
+
+
+def proc_state(pid: int) -> tuple[str, int] | None:
+    """(state, parent pid) of a process from /proc; None once it is gone."""
+    try:
+        stat = (PROC / str(pid) / "stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+    return state, int(ppid)
+
+
+def is_running(pid: int) -> bool:
+    state = proc_state(pid)
+    return state is not None and state[0] not in ("Z", "X")  # a zombie has stopped
+
+
+def workers_of(pid: int) -> list[int]:
+    """The ``db_worker`` processes whose parent is ``pid``."""
+    found = []
+    for entry in PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        state = proc_state(int(entry.name))
+        if state is None or state[1] != pid:
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"db_worker" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def wait_for(condition: Callable[[], Any], timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    pytest.fail(f"{what} within {timeout} s")
+
+
+def answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def served_database(tmp_path_factory) -> dict[str, str]:
+    """The environment of a real ``rewind_serve``: its own migrated SQLite file."""
+    root = tmp_path_factory.mktemp("serve")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REWIND_", "DJANGO_"))}
+    env.update(
+        DATABASE_URL=f"sqlite:///{root / 'db.sqlite3'}",
+        DJANGO_SETTINGS_MODULE="rewind_site.settings",
+        REWIND_ARTIFACT_DIR=str(root / "artifacts"),
+        PYTHONUNBUFFERED="1",
+    )
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        check=True,
+        timeout=120,
+    )
+    return env
+
+
+@pytest.mark.skipif(not (PROC / "self" / "stat").exists(), reason="needs /proc (Linux)")
+@pytest.mark.parametrize(
+    "stop", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=lambda s: s.name
+)
+def test_a_stop_signal_stops_the_real_server_and_its_worker(stop, served_database, tmp_path):
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [sys.executable, "manage.py", "rewind_serve", "--port", str(port)],
+            cwd=PROJECT_ROOT,
+            env=served_database,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # a signal to the test's group never reaches it
+        )
+    workers: list[int] = []
+    try:
+        wait_for(lambda: answers(f"http://127.0.0.1:{port}/api/health"), 60, "the server answers")
+        workers = wait_for(lambda: workers_of(server.pid), 30, "the worker starts")
+
+        os.kill(server.pid, stop)
+
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the server is still up 30 s after {stop.name}:\n{log.read_text()}")
+        wait_for(
+            lambda: not any(is_running(pid) for pid in workers),
+            5,
+            f"every worker stops after {stop.name} (left running: {workers})",
+        )
+        output = log.read_text()
+        assert server.returncode == 0, output
+        assert f"stopped ({stop.name}): the server and its worker are down" in output
+        assert "Traceback" not in output
+    finally:
+        for pid in (server.pid, *workers):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        server.wait(timeout=10)
+
+
+@pytest.mark.django_db
+def test_the_dashboard_logs_as_configured_while_serving_from_a_shell(served, caplog):
+    """Commands run from a shell hold the engine's logs and silence Burr's while they run;
+    the server does not: what the dashboard logs while it serves is written as it happens."""
+    import logging
+
+    from runs.management.commands.rewind_serve import Command
+
+    seen: list[list[str]] = []
+
+    def log_while_serving() -> None:
+        logging.getLogger("rewind.runner").warning("a run failed in the dashboard")
+        logging.getLogger("burr.core.application").error("burr says")
+        seen.append([r.getMessage() for r in caplog.records])
+
+    served.during = log_while_serving
+    caplog.set_level(logging.WARNING)
+    command = Command(stdout=io.StringIO(), stderr=io.StringIO())
+    command._called_from_command_line = True  # as manage.py runs it
+
+    command.execute(
+        host="127.0.0.1",
+        port=free_port(),
+        no_worker=True,
+        verbosity=1,
+        traceback=False,
+        no_color=True,
+        force_color=False,
+        skip_checks=True,
+    )
+
+    assert seen == [["a run failed in the dashboard", "burr says"]]

@@ -7,6 +7,8 @@ import socket
 import subprocess
 import sys
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -14,6 +16,9 @@ from django.core.management.base import CommandError, CommandParser
 
 from rewind_site.env import env_int
 from runs.management.base import RewindCommand
+
+# How long a stopping server waits for open connections (event streams) before closing them.
+SHUTDOWN_GRACE_SECONDS = 3
 
 
 def port_is_free(host: str, port: int) -> bool:
@@ -51,10 +56,25 @@ def ensure_local_user(stdout) -> None:
 
 
 def start_worker() -> subprocess.Popen:
-    """One background worker, a child of this process, for the runs the dashboard starts."""
+    """One background worker, a child of this process, for the runs the dashboard starts.
+
+    It runs in a session of its own, so a Ctrl-C on the terminal reaches only the server, which
+    then stops it once (a second signal would make the worker abandon the step in hand), and
+    without the autoreloader (which would put the real worker in a grandchild)."""
     return subprocess.Popen(
-        [sys.executable, "manage.py", "db_worker", "--queue-name", "default", "--interval", "0.2"],
+        [
+            sys.executable,
+            "manage.py",
+            "db_worker",
+            "--queue-name",
+            "default",
+            "--interval",
+            "0.2",
+            "--no-reload",
+        ],
         cwd=settings.BASE_DIR,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
     )
 
 
@@ -90,17 +110,85 @@ class Supervisor(threading.Thread):
         self.join(timeout=10)
 
 
-def stop_worker(worker: subprocess.Popen) -> None:
-    if worker.poll() is None:
-        worker.send_signal(signal.SIGTERM)  # finishes the step in hand, then exits
+def stop_worker(
+    worker: subprocess.Popen, timeout: float = 15.0, hurry: Callable[[], bool] = lambda: False
+) -> None:
+    """SIGTERM (the worker finishes the step in hand, then exits), then SIGKILL after
+    ``timeout`` seconds, or at once when ``hurry()`` turns true (a second Ctrl-C)."""
+    if worker.poll() is not None:
+        return
+    worker.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while True:
         try:
-            worker.wait(timeout=15)
+            worker.wait(timeout=0.2)
+            return
         except subprocess.TimeoutExpired:
-            worker.kill()
-            worker.wait()
+            if hurry() or time.monotonic() >= deadline:
+                worker.kill()
+                worker.wait()
+                return
+
+
+class Stopped(Exception):
+    """A stop signal reached the server."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class StopSignals:
+    """SIGINT, SIGTERM and SIGHUP stop the server and everything it started, however they
+    arrive. Without this, SIGHUP killed the server at once and SIGTERM killed it after uvicorn's
+    shutdown (uvicorn raises the signal again with the default handler), both before the
+    worker could be stopped: it was left running, re-parented.
+
+    While uvicorn serves it handles SIGINT and SIGTERM itself (a graceful shutdown) and then
+    raises the signal again, which lands here as ``Stopped``; a SIGHUP meanwhile is turned into
+    uvicorn's graceful shutdown too. Outside uvicorn a signal raises ``Stopped`` at once. Once
+    stopping, another signal only asks to hurry (kill the worker rather than wait for it)."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self.deferred = False  # while a worker is being started: note the signal, raise after
+        self.stopping = False
+        self.hurry = False
+
+    def __enter__(self) -> StopSignals:
+        self.installed = threading.current_thread() is threading.main_thread()
+        if self.installed:
+            self.previous = {sig: signal.signal(sig, self.handle) for sig in self.SIGNALS}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.installed:
+            for sig, handler in self.previous.items():
+                signal.signal(sig, handler)
+
+    def handle(self, signum: int, frame: object) -> None:
+        if self.stopping:
+            self.hurry = True
+            return
+        if self.received is None:
+            self.received = signum
+        if self.deferred:
+            return
+        if signal.getsignal(signal.SIGTERM) != self.handle:  # uvicorn is serving
+            signal.raise_signal(signal.SIGTERM)  # its graceful shutdown, then back here
+            return
+        self.stop_if_received()
+
+    def stop_if_received(self) -> None:
+        if self.received is not None:
+            self.stopping = True
+            raise Stopped(self.received)
 
 
 class Command(RewindCommand):
+    quiet_logs = False  # the dashboard's logging is its own, for as long as it serves
     help = (
         "Serve the dashboard (ASGI, uvicorn) on 127.0.0.1 with one background worker; "
         "Ctrl-C stops both."
@@ -123,8 +211,6 @@ class Command(RewindCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        import uvicorn
-
         host = options["host"]
         port = options["port"]
         if port is None:
@@ -137,17 +223,45 @@ class Command(RewindCommand):
                 "(or REWIND_PORT=N)"
             )
         ensure_local_user(self.stdout)
-        worker = None if options["no_worker"] else start_worker()
-        self.stdout.write(
-            f"Rewind dashboard on http://{host}:{port}/runs/"
-            + (" with one worker" if worker else "")
-            + "  (Ctrl-C stops it)"
-        )
-        supervisor = Supervisor(worker, self.stdout)
-        supervisor.start()
+        with StopSignals() as signals:
+            try:
+                self.serve(host, port, signals, with_worker=not options["no_worker"])
+            except Stopped as stop:
+                self.stdout.write(
+                    f"stopped ({stop}): the server"
+                    + (" and its worker are" if not options["no_worker"] else " is")
+                    + " down"
+                )
+
+    def serve(self, host: str, port: int, signals: StopSignals, with_worker: bool) -> None:
+        import uvicorn
+
+        supervisor = Supervisor(None, self.stdout)
         try:
-            uvicorn.run("rewind_site.asgi:application", host=host, port=port, log_level="warning")
+            signals.deferred = True  # a signal now must not lose the worker being started
+            try:
+                supervisor.worker = start_worker() if with_worker else None
+            finally:
+                signals.deferred = False
+            signals.stop_if_received()
+            self.stdout.write(
+                f"Rewind dashboard on http://{host}:{port}/runs/"
+                + (" with one worker" if supervisor.worker else "")
+                + "  (Ctrl-C stops it)"
+            )
+            supervisor.start()
+            uvicorn.run(
+                "rewind_site.asgi:application",
+                host=host,
+                port=port,
+                log_level="warning",
+                # An open event stream (a browser on a running run) would hold the shutdown,
+                # and the worker with it, for as long as the tab stays open.
+                timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+            )
         finally:
-            supervisor.stop()
+            signals.stopping = True  # from here a signal only hurries the shutdown
+            if supervisor.is_alive():
+                supervisor.stop()
             if supervisor.worker is not None:
-                stop_worker(supervisor.worker)
+                stop_worker(supervisor.worker, hurry=lambda: signals.hurry)
