@@ -372,7 +372,7 @@ class NodeAdmin(ReadOnlyAdmin):
                     "prompt_tokens",
                     "completion_tokens",
                     "total_tokens",
-                    "cost_usd",
+                    "cost",
                 )
             },
         ),
@@ -390,6 +390,13 @@ class NodeAdmin(ReadOnlyAdmin):
         ),
     )
     readonly_fields = flatten_fieldsets(fieldsets)
+
+    @admin.display(description="cost (USD)")
+    def cost(self, obj: Node) -> str:
+        """NULL is an unknown cost, never shown as 0 (runs/engine/pricing.py)."""
+        if obj.cost_usd is None:
+            return "— (unknown: the model has no price)"
+        return f"${obj.cost_usd:.6f}"
 
     @admin.display(description="run", ordering="run_id")
     def run_link(self, obj: Node) -> SafeString | None:

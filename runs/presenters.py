@@ -12,6 +12,7 @@ import nh3
 
 from runs.engine.errors import PipelineError
 from runs.engine.pipeline import get_pipeline
+from runs.engine.pricing import total_cost
 from runs.models import LLMCacheEntry, Node, Run
 
 CACHE_SOURCE_HELP = {
@@ -39,7 +40,7 @@ class RunSummary:
     nodes: list[Node]
     pending: list[str] = field(default_factory=list)
     total_tokens: int = 0
-    cost_usd: Decimal = Decimal(0)
+    cost_usd: Decimal | None = Decimal(0)  # None: a step it executed has an unknown cost
     latency_ms: float = 0.0
     tokens_avoided: int = 0
     max_tokens: int = 0
@@ -51,7 +52,7 @@ def summarise(run: Run, nodes: list[Node]) -> RunSummary:
     summary = RunSummary(run=run, nodes=nodes)
     executed = [n for n in nodes if n.cache_source != Node.CacheSource.INHERITED]
     summary.total_tokens = sum(n.total_tokens for n in executed)
-    summary.cost_usd = sum((n.cost_usd for n in executed), Decimal(0))
+    summary.cost_usd = total_cost(n.cost_usd for n in executed)
     summary.latency_ms = sum(n.latency_ms for n in executed)
     summary.max_tokens = max((n.total_tokens for n in nodes), default=0) or 1
     summary.max_latency = max((n.latency_ms for n in nodes), default=0.0) or 1.0

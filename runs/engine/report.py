@@ -6,12 +6,12 @@ tools that read one read all three.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from runs.engine.errors import PipelineError
 from runs.engine.overrides import current_fields
 from runs.engine.pipeline import get_pipeline
+from runs.engine.pricing import total_cost
 from runs.models import Node, Run
 
 
@@ -55,7 +55,7 @@ def run_json(run: Run, nodes: list[Node] | None = None) -> dict[str, Any]:
             fields = current_fields(pipeline.node(node.name), node)
         node_objects.append(node_json(node, fields))
     executed = [n for n in nodes if n.cache_source != Node.CacheSource.INHERITED]
-    cost = sum((n.cost_usd for n in executed), Decimal(0))
+    cost = total_cost(n.cost_usd for n in executed)  # None: a step's model has no price
     return {
         "run": run.pk,
         "status": run.status,
@@ -66,7 +66,7 @@ def run_json(run: Run, nodes: list[Node] | None = None) -> dict[str, Any]:
         "artifact": {"path": run.artifact_path or None, "sha256": run.artifact_sha256 or None},
         "totals": {
             "total_tokens": sum(n.total_tokens for n in executed),
-            "cost_usd": float(cost),
+            "cost_usd": None if cost is None else float(cost),  # null = unknown, never 0
             "live_nodes": sum(1 for n in executed if n.cache_source == Node.CacheSource.LIVE),
         },
         # Beyond the contract's fields, for people and the dashboard:

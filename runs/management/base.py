@@ -287,8 +287,10 @@ def format_run(data: dict[str, Any]) -> str:
             f"{node['cache_source']:<12} {node['total_tokens']:>6}  {(node['output_sha256'] or '-')[:16]}"
         )
     totals = data["totals"]
+    # null: a step was answered by a model with no price (runs/engine/pricing.py); never $0.
+    cost = "cost unknown" if totals["cost_usd"] is None else f"${totals['cost_usd']:.6f}"
     lines.append(
-        f"totals    {totals['total_tokens']} tokens, ${totals['cost_usd']:.6f}, "
+        f"totals    {totals['total_tokens']} tokens, {cost}, "
         f"{totals['live_nodes']} live node(s)"
         + ("  [offline simulator]" if data.get("simulator") else "")
     )

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django import template
@@ -11,3 +12,15 @@ register = template.Library()
 def get_item(mapping: dict, key: Any) -> Any:
     """``{{ help|get_item:node.cache_source }}``: a dict lookup by a variable key."""
     return mapping.get(key, "") if isinstance(mapping, dict) else ""
+
+
+@register.filter
+def usd(value: Any, places: int = 6) -> str:
+    """``{{ node.cost_usd|usd }}``: ``$0.000123``, or ``—`` when the cost is unknown (``None``:
+    the answering model has no price). An unknown cost is never shown as $0."""
+    if value is None or value == "":
+        return "—"
+    try:
+        return f"${Decimal(str(value)):.{int(places)}f}"
+    except (InvalidOperation, ValueError, TypeError):
+        return "—"
