@@ -230,6 +230,8 @@ REWIND_LLM_BACKOFF = env_float("REWIND_LLM_BACKOFF", 0.5, minimum=0.0, maximum=6
 REWIND_RUN_LEASE_SECONDS = env_int("REWIND_RUN_LEASE_SECONDS", 30, minimum=2, maximum=86400)
 # The key is read from the environment when a call is made and never stored in settings
 # that could be dumped; see runs.engine.providers.config.
+# A run that takes this many steps without halting fails (a looping graph needs a halt).
+REWIND_MAX_STEPS = env_int("REWIND_MAX_STEPS", 1000, minimum=1, maximum=1_000_000)
 REWIND_OVERRIDE_MAX_BYTES = int(
     env_float("REWIND_OVERRIDE_MAX_BYTES", 65536, minimum=16, maximum=10_000_000)
 )

@@ -55,6 +55,7 @@ class StepRecord:
     cache_note: str = ""
     raw_output: str = ""
     cache_entries: list[str] = field(default_factory=list)  # "llm:<id>"/"tool:<id>", in order
+    calls: list[dict[str, Any]] = field(default_factory=list)  # HTTP calls a Burr app step made
 
     def node_fields(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -85,6 +86,9 @@ class RunContext:
     current: StepRecord | None = None
     sequence_id: int | None = None  # the step being executed, set by StepRecorder.pre_run_step
     previous_node: str | None = None
+    turn: int = 0  # the turn being run (a Burr app runs one turn per halt)
+    # sequence id → (name, output, kind) of the source's steps: what a writes.* override edits.
+    source_outputs: dict[int, tuple[str, Any, str]] = field(default_factory=dict)
     artifact: tuple[str, str] | None = None  # (path, sha256) written by the artifact node
     on_step: Callable[[Any], None] | None = None
     _client: ChatClient | None = None

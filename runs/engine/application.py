@@ -18,7 +18,7 @@ from burr.core import ApplicationBuilder
 from burr.lifecycle import PreRunStepHook
 from django.conf import settings
 
-from runs.engine.actions import NodeAction, RunContext
+from runs.engine.actions import RunContext
 from runs.engine.errors import NodeFailure
 from runs.engine.overrides import Override
 from runs.engine.persister import PARTITION_KEY, DjangoPersister
@@ -62,7 +62,9 @@ def make_context(
     overrides: dict[int, dict[str, Override]],
     live: bool,
     prior: Iterable[Node],
-    pins: dict[tuple[int, str, int], int],
+    pins: dict[tuple[int, str, int], str],
+    source: Run | None = None,
+    start: int = 0,
     preview: bool = False,
 ) -> RunContext:
     """``prior`` are the steps already recorded before execution starts (inherited, or done
@@ -85,6 +87,16 @@ def make_context(
         pins=pins,
         preview=preview,
         previous_node=prior[-1].name if prior else None,
+        source_outputs=(
+            {
+                seq: (name, output, kind)
+                for seq, name, output, kind in source.nodes.filter(
+                    sequence_id__gte=start
+                ).values_list("sequence_id", "name", "output", "kind")
+            }
+            if source is not None
+            else {}
+        ),
     )
 
 
@@ -94,21 +106,16 @@ def build_application(
     app_id: str,
     inputs: dict[str, Any],
     predecessor: Node | None,
-    hook: PreRunStepHook,
+    hooks: Iterable[PreRunStepHook],
 ):
     """The application that continues after ``predecessor`` (a step already recorded), or
     starts from ``inputs`` when there is none."""
     pipeline = ctx.pipeline
     persister = DjangoPersister()
-    transitions = [
-        (t.source, t.target, t.condition) if t.condition is not None else (t.source, t.target)
-        for t in pipeline.transitions
-    ]
     builder = (
         ApplicationBuilder()
-        .with_actions(**{spec.name: NodeAction(spec, ctx) for spec in pipeline.nodes})
-        .with_transitions(*transitions)
-        .with_hooks(hook)
+        .with_graph(pipeline.build_graph(ctx))
+        .with_hooks(*hooks)
         .with_identifiers(app_id=app_id, partition_key=PARTITION_KEY)
     )
     if predecessor is None:

@@ -259,6 +259,7 @@ def diff_runs(run_a: Run, run_b: Run) -> dict[str, Any]:
 
     nodes: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
+    nondeterministic: list[dict[str, Any]] = []
     first_divergence: dict[str, Any] | None = None
     for i, j in align([n.name for n in nodes_a], [n.name for n in nodes_b]):
         node_a = nodes_a[i] if i is not None else None
@@ -266,6 +267,14 @@ def diff_runs(run_a: Run, run_b: Run) -> dict[str, Any]:
         present = node_b if node_b is not None else node_a
         assert present is not None  # align never yields (None, None)
         same = _same(node_a, node_b)
+        if not same and _nondeterministic(node_a, node_b):
+            nondeterministic.append(
+                {
+                    "node": present.name,
+                    "sequence_id": present.sequence_id,
+                    "keys": _changed_keys(node_a.output, node_b.output),
+                }
+            )
         if same:
             fields: list[dict[str, Any]] = []
         else:
@@ -327,11 +336,34 @@ def diff_runs(run_a: Run, run_b: Run) -> dict[str, Any]:
         ),
         "trajectory_equal": bool(run_a.trajectory_sha256)
         and run_a.trajectory_sha256 == run_b.trajectory_sha256,
+        "nondeterministic": nondeterministic,
         "tokens": {
             "a": sum(n.total_tokens for n in nodes_a),
             "b": sum(n.total_tokens for n in nodes_b),
         },
     }
+
+
+def _nondeterministic(node_a: Node | None, node_b: Node | None) -> bool:
+    """Same step, same recorded inputs, every call it made answered from the cache (or no
+    call at all), and yet different writes: the step's own code is not deterministic (a
+    clock, randomness, set order) — named as such, never blamed on the model."""
+    if node_a is None or node_b is None or node_a.name != node_b.name:
+        return False
+    if node_b.cache_source in {"override", "inherited"} or node_b.status != "completed":
+        return False
+    if _canonical(node_a.inputs) != _canonical(node_b.inputs):
+        return False
+    calls = node_b.calls or []
+    if any(call.get("cache_source") == "live" for call in calls):
+        return False
+    return node_b.kind == "code" or node_b.cache_source != "live"
+
+
+def _changed_keys(a: Any, b: Any) -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return sorted(k for k in {*a, *b} if _canonical(a.get(k)) != _canonical(b.get(k)))
+    return ["output"]
 
 
 # --------------------------------------------------------------------------- text

@@ -22,7 +22,7 @@ from runs.engine.actions import RunContext, StepRecord
 from runs.engine.application import build_application, make_context, source_pins
 from runs.engine.cache import pinned_pk
 from runs.engine.overrides import Override, effective_overrides
-from runs.engine.pipeline import LLMNode, NodeSpec, Pipeline, get_pipeline
+from runs.engine.pipeline import Pipeline, get_pipeline
 from runs.models import LLMCacheEntry, Node, Run
 
 PREVIEW_APP_ID = "preview"  # never a run id: the walk records nothing
@@ -36,10 +36,12 @@ class _Walk(PreRunStepHook, PostRunStepHook):
     steps: list[tuple[int, str, StepRecord]] = field(default_factory=list)
     stop: tuple[int, str, str] | None = None  # (sequence id, node, "live" | "fails")
 
+    exact: bool = True  # whether the stop is known (a real miss) or only expected
+
     @classmethod
-    def stopped_at(cls, node: Node) -> _Walk:
+    def stopped_at(cls, node: Node, *, exact: bool = True) -> _Walk:
         """No walk: ``node`` goes live (a live fork, or a value not known yet)."""
-        return cls(stop=(node.sequence_id, node.name, "live"))
+        return cls(stop=(node.sequence_id, node.name, "live"), exact=exact)
 
     def pre_run_step(self, *, sequence_id: int, **future_kwargs: Any) -> None:
         self.ctx.sequence_id = sequence_id
@@ -71,6 +73,10 @@ def preview(
         overrides.setdefault(target.sequence_id, {})[override.field] = override
     if live:  # nothing to walk: every call goes out
         walk = _Walk.stopped_at(target)
+    elif not isinstance(pipeline, Pipeline):
+        # A Burr app's actions are the user's code: a preview never runs them. Every step is
+        # an expectation from the keys each action reads and writes.
+        walk = _Walk.stopped_at(target, exact=False)
     else:
         walk = _walk(pipeline, source, steps, target, overrides)
     return _plan(pipeline, steps, target, walk, overrides, live=live)
@@ -110,7 +116,7 @@ def _walk(
         app_id=PREVIEW_APP_ID,
         inputs=source.inputs,
         predecessor=prior[-1] if prior else None,
-        hook=walk,
+        hooks=[walk],
     )
     while walk.stop is None and app.step() is not None:
         pass
@@ -128,19 +134,20 @@ def _plan(
 ) -> dict[str, Any]:
     by_seq = {n.sequence_id: n for n in steps}
     plan: list[dict[str, Any]] = []
-    changed: set[str] = set()  # steps whose output differs (or may) from the source's
+    changed: set[str] = set()  # state keys whose value differs (or may) from the source's
     for seq, name, record in walk.steps:
         before = by_seq.get(seq)
         if before is None or before.name != name or before.output_sha256 != record.output_sha256:
-            changed.add(name)
+            changed.update(_writes(pipeline.node(name)))
         plan.append(_step(seq, name, record.kind, record.cache_source, 0, exact=True))
     if walk.stop is not None:
         seq, name, outcome = walk.stop
         spec = pipeline.node(name)
         before = by_seq.get(seq)
-        tokens = _projected_tokens(spec, before) if outcome == "live" else 0
-        plan.append(_step(seq, name, spec.kind, outcome, tokens, exact=True))
-        changed.add(name)
+        tokens = _projected_tokens(before) if outcome == "live" else 0
+        kind = before.kind if before else ""
+        plan.append(_step(seq, name, kind, outcome, tokens, exact=walk.exact))
+        changed.update(_writes(spec))
         for node in steps:
             if node.sequence_id <= seq:
                 continue
@@ -151,10 +158,10 @@ def _plan(
             elif live or changed & set(spec.reads):
                 source = "live"
             else:
-                source = _hit_label(spec)
-            if source != _hit_label(spec):
-                changed.add(node.name)
-            tokens = _projected_tokens(spec, node) if source == "live" else 0
+                source = _hit_label(spec, node)
+            if source != _hit_label(spec, node):
+                changed.update(_writes(spec))
+            tokens = _projected_tokens(node) if source == "live" else 0
             plan.append(_step(node.sequence_id, node.name, node.kind, source, tokens, exact=False))
     exact = all(step["exact"] for step in plan)
     return {
@@ -182,15 +189,23 @@ def _step(seq: int, name: str, kind: str, will_be: str, tokens: int, *, exact: b
     }
 
 
-def _hit_label(spec: NodeSpec) -> str:
-    if isinstance(spec, LLMNode):
+def _writes(spec: Any) -> tuple[str, ...]:
+    """The state keys a step writes: a declared node its own name, an action its writes."""
+    return tuple(getattr(spec, "writes", None) or (spec.name,))
+
+
+def _hit_label(spec: Any, node: Node) -> str:
+    """What a step whose inputs did not change will be: a code step always re-executes."""
+    if node.kind == "llm":
         return "cache"
-    return "render-cache" if spec.artifact else "tool-cache"
+    if node.kind == "code":
+        return "live"
+    return "render-cache" if getattr(spec, "artifact", False) else "tool-cache"
 
 
-def _projected_tokens(spec: NodeSpec, before: Node | None) -> int:
+def _projected_tokens(before: Node | None) -> int:
     """What a live llm step is expected to cost: what the same step cost when it last ran."""
-    if not isinstance(spec, LLMNode) or before is None:
+    if before is None or before.kind != "llm":
         return 0
     if before.total_tokens:
         return before.total_tokens

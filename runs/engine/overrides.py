@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
+from runs.engine.apps import ActionSpec
 from runs.engine.errors import NodeFailure, OverrideError
 from runs.engine.hashing import canonical_json
 from runs.engine.pipeline import LLMNode, NodeSpec, ToolNode
@@ -68,8 +69,10 @@ def user_prompt(messages: list[dict] | None) -> str:
     return ""
 
 
-def current_fields(spec: NodeSpec, node: Node) -> dict[str, Any]:
+def current_fields(spec: NodeSpec | ActionSpec, node: Node) -> dict[str, Any]:
     """The override fields ``node`` consumes, each with the value it had in its run."""
+    if isinstance(spec, ActionSpec):
+        return action_fields(spec, node)
     if isinstance(spec, LLMNode):
         return {
             "prompt": user_prompt(node.prompt),
@@ -83,8 +86,24 @@ def current_fields(spec: NodeSpec, node: Node) -> dict[str, Any]:
     return {**settable, "output": node.output}
 
 
+def action_fields(spec: ActionSpec, node: Node) -> dict[str, Any]:
+    """A Burr app's step consumes ``state.KEY`` (each key its action reads), ``input.NAME``
+    (each runtime input it received), ``writes.KEY`` (each key it wrote) and, when it called
+    an LLM, ``llm.model`` and ``llm.temperature``."""
+    recorded = node.inputs if isinstance(node.inputs, dict) else {}
+    reads = recorded.get("reads") or {}
+    fields: dict[str, Any] = {f"state.{key}": reads.get(key) for key in spec.reads}
+    fields.update({f"input.{k}": v for k, v in sorted((recorded.get("inputs") or {}).items())})
+    output = node.output if isinstance(node.output, dict) else {}
+    fields.update({f"writes.{key}": output.get(key) for key in spec.writes})
+    if node.kind == "llm":
+        fields["llm.model"] = node.model_requested
+        fields["llm.temperature"] = node.temperature
+    return fields
+
+
 def parse_override(
-    spec: NodeSpec, node: Node, field: str, raw: Any, *, from_text: bool
+    spec: NodeSpec | ActionSpec, node: Node, field: str, raw: Any, *, from_text: bool
 ) -> Override:
     """Validate and type one override value.
 
@@ -110,6 +129,8 @@ def parse_override(
             raise OverrideError(f"output: {exc}") from None
     elif field == "output":
         _check_tool_output(spec, value, fields["output"])
+    elif isinstance(spec, ActionSpec):
+        pass  # typed like the value it replaces (``_typed``); the app's own code checks more
     elif field.startswith("args."):
         value = spec.domains[field.removeprefix("args.")].check(field, value)
     size = len(canonical_json(value).encode("utf-8"))
@@ -122,6 +143,10 @@ def parse_override(
 
 
 def _typed(field: str, raw: Any, current: Any, *, from_text: bool) -> Any:
+    if field == "llm.model":
+        return _typed("model", raw, current, from_text=from_text)
+    if field == "llm.temperature":
+        return parse_temperature(raw)
     if field == "prompt":
         if not isinstance(raw, str) or not raw.strip():
             raise OverrideError("prompt: must be non-empty text")

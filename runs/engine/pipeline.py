@@ -20,6 +20,7 @@ from typing import Any, Literal
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+from runs.engine.apps import BurrApp, burr_app
 from runs.engine.domains import DataFile, Domain
 from runs.engine.errors import NodeFailure, PipelineError
 
@@ -181,6 +182,29 @@ class Pipeline:
                 return t.label
         return "default"
 
+    @property
+    def state(self) -> Mapping[str, Any]:
+        return self.inputs  # a declared pipeline's inputs are its initial state
+
+    is_async = False
+
+    def build_graph(self, ctx: Any) -> Any:
+        """The Burr graph of this pipeline: one ``NodeAction`` per node, bound to ``ctx``."""
+        from burr.core.graph import GraphBuilder
+
+        from runs.engine.actions import NodeAction
+
+        transitions = [
+            (t.source, t.target, t.condition) if t.condition is not None else (t.source, t.target)
+            for t in self.transitions
+        ]
+        return (
+            GraphBuilder()
+            .with_actions(**{spec.name: NodeAction(spec, ctx) for spec in self.nodes})
+            .with_transitions(*transitions)
+            .build()
+        )
+
 
 def chain(*names: str) -> tuple[Transition, ...]:
     """Transitions of a linear pipeline."""
@@ -188,18 +212,20 @@ def chain(*names: str) -> tuple[Transition, ...]:
 
 
 @cache
-def _load(dotted_path: str) -> Pipeline:
-    pipeline = import_string(dotted_path)
-    if not isinstance(pipeline, Pipeline):
-        raise PipelineError(f"{dotted_path} is not a runs.engine.pipeline.Pipeline")
-    return pipeline
+def _load(name: str, dotted_path: str) -> Pipeline | BurrApp:
+    """A registered pipeline: Rewind's own declaration, or a Burr app brought unchanged.
+    Dotted paths may hold hyphenated module names (``burr.examples.multi-modal-chatbot…``)."""
+    obj = import_string(dotted_path)
+    if isinstance(obj, Pipeline):
+        return obj
+    return burr_app(name, obj, dotted_path)
 
 
 def pipeline_names() -> list[str]:
     return sorted(settings.REWIND_PIPELINES)
 
 
-def get_pipeline(name: str) -> Pipeline:
+def get_pipeline(name: str) -> Pipeline | BurrApp:
     try:
         dotted_path = settings.REWIND_PIPELINES[name]
     except KeyError:
@@ -207,7 +233,7 @@ def get_pipeline(name: str) -> Pipeline:
             f"unknown pipeline {name!r}; registered: {', '.join(pipeline_names()) or 'none'}"
         ) from None
     try:
-        return _load(dotted_path)
+        return _load(name, dotted_path)
     except ImportError as exc:
         raise PipelineError(
             f"pipeline {name!r} cannot be imported from {dotted_path}: {exc}"

@@ -1,17 +1,33 @@
-"""Writes each finished step: Burr's state row, the Node row and the Edge, in one transaction."""
+"""Writes each finished step: Burr's state row, the Node row and the Edge, in one transaction.
+
+One recorder for both kinds of step. A declared node (``NodeAction``) reports its telemetry
+in its result; any other action of a Burr app is observed from outside: while it runs, the
+HTTP calls it makes are captured (``runs.engine.capture.StepCalls``), and what it wrote is
+read from the state after it. Its kind is what it did: ``llm`` if it called an LLM, ``tool``
+if it made only other calls, ``code`` if it made none.
+"""
 
 from __future__ import annotations
 
+import time
+from decimal import Decimal
 from typing import Any
 
 from burr.core import State
 from burr.core.action import Action
-from burr.lifecycle import PostRunStepHook, PreRunStepHook
+from burr.lifecycle import (
+    PostRunStepHook,
+    PostRunStepHookAsync,
+    PreRunStepHook,
+    PreRunStepHookAsync,
+)
 from django.db import transaction
 from django.utils import timezone
 
-from runs.engine.actions import RunContext, StepRecord
+from runs.engine.actions import NodeAction, RunContext, StepRecord
+from runs.engine.capture import StepCalls
 from runs.engine.errors import NodeFailure, storable_text
+from runs.engine.hashing import content_sha256, semantic_state
 from runs.engine.persister import DjangoPersister
 from runs.models import Edge, Node, Run
 
@@ -26,10 +42,34 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
     def __init__(self, ctx: RunContext, persister: DjangoPersister) -> None:
         self.ctx = ctx
         self.persister = persister
+        self.calls: StepCalls | None = None
+        self.before: dict[str, Any] = {}
+        self.started = 0.0
 
-    def pre_run_step(self, *, sequence_id: int, **future_kwargs: Any) -> None:
+    def pre_run_step(
+        self, *, sequence_id: int, action: Action, state: State, inputs: dict, **future: Any
+    ) -> None:
         # Overrides apply to one step, found by its sequence id.
         self.ctx.sequence_id = sequence_id
+        if isinstance(action, NodeAction):
+            return
+        llm = self.ctx.overrides.get(sequence_id, {})
+        self.calls = StepCalls(
+            sequence_id=sequence_id,
+            action=action.name,
+            live=self.ctx.live,
+            pins=self.ctx.pins,
+            llm_model=llm["llm.model"].value if "llm.model" in llm else None,
+            llm_temperature=llm["llm.temperature"].value if "llm.temperature" in llm else None,
+        )
+        self.calls.__enter__()
+        semantic = semantic_state(state.get_all())
+        self.before = {
+            "turn": self.ctx.turn,
+            "inputs": {k: v for k, v in inputs.items() if not k.startswith("__")},
+            "reads": {k: semantic[k] for k in action.reads if k in semantic},
+        }
+        self.started = time.perf_counter()
 
     def post_run_step(
         self,
@@ -43,11 +83,27 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         exception: Exception | None,
         **future_kwargs: Any,
     ) -> None:
-        if exception is None and result is not None:
-            record: StepRecord = result["telemetry"]
+        if self.calls is not None:
+            self.calls.__exit__()
+            record = observed_step(action, self.calls, self.before, state, self.started)
+            self.calls = None
+        elif exception is None and result is not None:
+            record = result["telemetry"]
         else:
             # The action raised before returning: use what it had recorded so far.
             record = self.ctx.current or StepRecord(kind=self.ctx.pipeline.node(action.name).kind)
+        self.write(partition_key, app_id, sequence_id, action.name, state, record, exception)
+
+    def write(
+        self,
+        partition_key: str,
+        app_id: str,
+        sequence_id: int,
+        name: str,
+        state: State,
+        record: StepRecord,
+        exception: BaseException | None = None,
+    ) -> Node:
         failed = exception is not None
         if failed:
             record.output, record.output_sha256 = None, ""
@@ -56,17 +112,12 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         record.raw_output = storable_text(record.raw_output)
         with transaction.atomic():
             self.persister.save(
-                partition_key,
-                app_id,
-                sequence_id,
-                action.name,
-                state,
-                "failed" if failed else "completed",
+                partition_key, app_id, sequence_id, name, state, "failed" if failed else "completed"
             )
             node = Node.objects.create(
                 run_id=self.ctx.run_id,
                 sequence_id=sequence_id,
-                name=action.name,
+                name=name,
                 status=Node.Status.FAILED if failed else Node.Status.COMPLETED,
                 src_run_id=self.ctx.run_id,
                 src_sequence_id=sequence_id,
@@ -78,13 +129,65 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
                     run_id=self.ctx.run_id,
                     sequence_id=sequence_id,
                     from_node=self.ctx.previous_node,
-                    to_node=action.name,
-                    condition=self.ctx.pipeline.condition_label(
-                        self.ctx.previous_node, action.name
-                    ),
+                    to_node=name,
+                    condition=self.ctx.pipeline.condition_label(self.ctx.previous_node, name),
                 )
             Run.objects.filter(pk=self.ctx.run_id).update(heartbeat_at=timezone.now())
-        self.ctx.previous_node = action.name
+        self.ctx.previous_node = name
         self.ctx.current = None
         if self.ctx.on_step is not None:
             self.ctx.on_step(node)
+        return node
+
+
+class AsyncStepRecorder(PreRunStepHookAsync, PostRunStepHookAsync):
+    """The recorder of an async app: Burr awaits these hooks inside the event loop, where the
+    ORM may not run, so the database work runs in the run's own thread (``sync_to_async``);
+    the capture context is entered here, in the task that runs the action."""
+
+    def __init__(self, recorder: StepRecorder) -> None:
+        self.recorder = recorder
+
+    async def pre_run_step(self, **kwargs: Any) -> None:
+        self.recorder.pre_run_step(**kwargs)  # no database work: safe in the loop
+
+    async def post_run_step(self, **kwargs: Any) -> None:
+        from asgiref.sync import sync_to_async
+
+        await sync_to_async(self.recorder.post_run_step, thread_sensitive=True)(**kwargs)
+
+
+def observed_step(
+    action: Action, calls: StepCalls, before: dict[str, Any], state: State, started: float
+) -> StepRecord:
+    """The record of a step of a Burr app, from its captured calls and the state it left."""
+    semantic = semantic_state(state.get_all())
+    output = {key: semantic.get(key) for key in action.writes}
+    made = calls.calls
+    llm = [c for c in made if c.kind == "llm"]
+    kind = "llm" if llm else "tool" if made else "code"
+    if any(c.cache_source == "live" for c in made) or kind == "code":
+        source = "live"
+    else:
+        source = "cache" if llm else "tool-cache"
+    costs = [c.cost_usd for c in made if c.cache_source == "live"]
+    record = StepRecord(
+        kind=kind,
+        inputs=before,
+        output=output,
+        output_sha256=content_sha256(output),
+        prompt=calls.prompt,
+        model_requested=llm[0].model_requested if llm else "",
+        model_answered=llm[0].model_answered if llm else "",
+        temperature=llm[0].temperature if llm else None,
+        latency_ms=round((time.perf_counter() - started) * 1000, 3),
+        prompt_tokens=sum(c.prompt_tokens for c in made if c.cache_source == "live"),
+        completion_tokens=sum(c.completion_tokens for c in made if c.cache_source == "live"),
+        total_tokens=sum(c.total_tokens for c in made if c.cache_source == "live"),
+        cost_usd=None if any(c is None for c in costs) else sum(costs, Decimal(0)),
+        cache_source=source,
+        cache_key=made[0].key if made else "",
+        cache_entries=[c.entry for c in made if c.entry],
+    )
+    record.calls = [c.as_json() for c in made]
+    return record

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
@@ -20,7 +21,9 @@ from django.utils import timezone
 from runs.engine import dirty
 from runs.engine.actions import RunContext
 from runs.engine.application import build_application, make_context, source_pins
+from runs.engine.apps import BurrApp
 from runs.engine.errors import ForkError, InputError, OverrideError, RewindError
+from runs.engine.execution import adrive, drive, start_turn
 from runs.engine.hashing import trajectory_sha256
 from runs.engine.overrides import (
     Override,
@@ -34,7 +37,7 @@ from runs.engine.overrides import (
 from runs.engine.persister import DjangoPersister
 from runs.engine.pipeline import Pipeline, get_pipeline
 from runs.engine.providers.config import current_config
-from runs.engine.recorder import StepRecorder, failure_message
+from runs.engine.recorder import AsyncStepRecorder, StepRecorder, failure_message
 from runs.models import Edge, Node, Run
 
 logger = logging.getLogger("rewind.runner")
@@ -62,18 +65,70 @@ def _inputs(pipeline: Pipeline, given: dict[str, Any], *, from_text: bool) -> di
     return merged
 
 
+def _app_turns(
+    app: BurrApp,
+    inputs: dict[str, Any],
+    turns: list[dict[str, Any]],
+    halt_after: list[str],
+    halt_before: list[str],
+) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
+    """A Burr app's runtime inputs as turns, and its halts, checked against its actions."""
+    accepted = sorted({name for node in app.nodes for name in node.inputs})
+    for given in (inputs, *turns):
+        unknown = sorted(set(given) - set(accepted))
+        if unknown:
+            raise InputError(
+                f"unknown input {', '.join(map(repr, unknown))}; the actions of {app.name} "
+                f"take {', '.join(accepted) or 'no runtime inputs'}"
+            )
+        for name, value in given.items():
+            try:
+                check_clean(f"input {name}", value)
+            except OverrideError as exc:
+                raise InputError(str(exc)) from None
+    actions = {node.name for node in app.nodes}
+    for halt in (*halt_after, *halt_before):
+        if halt not in actions:
+            raise InputError(
+                f"cannot halt at {halt!r}: the actions of {app.name} are {', '.join(sorted(actions))}"
+            )
+    if turns and not (halt_after or halt_before):
+        raise InputError("several turns need --halt-after or --halt-before to end each turn")
+    all_turns = [{"inputs": dict(inputs)}, *({"inputs": dict(t)} for t in turns)]
+    return all_turns, {"after": list(halt_after), "before": list(halt_before)}
+
+
 def create_run(
     pipeline: str,
     inputs: dict[str, Any] | None = None,
     *,
+    turns: list[dict[str, Any]] | None = None,
+    halt_after: list[str] | None = None,
+    halt_before: list[str] | None = None,
     model: str | None = None,
     temperature: float | str | None = None,
     live: bool = False,
     from_text: bool = True,
 ) -> Run:
-    """A new queued run of ``pipeline``; model and temperature default to the configuration."""
+    """A new queued run of ``pipeline``; model and temperature default to the configuration.
+
+    For a declared pipeline ``inputs`` are its inputs (its initial state). For a Burr app they
+    are the runtime inputs of the first turn, as ``app.run(inputs=…)``; ``turns`` are the
+    runtime inputs of the turns after it, each ended by ``halt_after``/``halt_before``."""
     spec = get_pipeline(pipeline)
-    merged = _inputs(spec, inputs or {}, from_text=from_text)
+    run_turns: list[dict[str, Any]] = []
+    halt: dict[str, list[str]] = {}
+    if isinstance(spec, BurrApp):
+        run_turns, halt = _app_turns(
+            spec, inputs or {}, turns or [], halt_after or [], halt_before or []
+        )
+        merged = dict(spec.state)
+    else:
+        if turns or halt_after or halt_before:
+            raise InputError(
+                f"the {spec.name} pipeline runs to its end: turns and halts are for Burr apps"
+            )
+        merged = _inputs(spec, inputs or {}, from_text=from_text)
     config = current_config()
     snapshot = config.snapshot()
     if model is not None:
@@ -91,6 +146,8 @@ def create_run(
         run = Run.objects.create(
             pipeline=spec.name,
             inputs=merged,
+            turns=run_turns,
+            halt=halt,
             provider=snapshot,
             mode=Run.Mode.LIVE if live else Run.Mode.CACHE,
         )
@@ -166,6 +223,8 @@ def create_fork(
         fork = Run.objects.create(
             pipeline=source.pipeline,
             inputs=source.inputs,
+            turns=source.turns,
+            halt=source.halt,
             provider=source.provider,
             parent=source,
             root_id=source.root_id or source.pk,
@@ -229,9 +288,13 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
     try:
         ctx = _context(run)
         ctx.on_step = on_step
-        app = _application(run, ctx)
-        while app.step() is not None:  # step() returns None once no transition applies
-            pass
+        recorder = StepRecorder(ctx, DjangoPersister())
+        app = _application(run, ctx, recorder)
+        start = start_turn(run, list(run.nodes.order_by("sequence_id")), app)
+        if ctx.pipeline.is_async:
+            async_to_sync(adrive)(app, run, ctx, recorder, start)
+        else:
+            drive(app, run, ctx, recorder, start)
     except Exception as exc:  # noqa: BLE001 — every failure ends the run as failed, loudly
         if not isinstance(exc, RewindError):
             logger.exception("run %s failed unexpectedly", run_id)
@@ -330,10 +393,12 @@ def _context(run: Run) -> RunContext:
         live=run.mode == Run.Mode.LIVE,
         prior=run.nodes.order_by("sequence_id"),
         pins=source_pins(run.parent, start),
+        source=run.parent,
+        start=start,
     )
 
 
-def _application(run: Run, ctx: RunContext):
+def _application(run: Run, ctx: RunContext, recorder: StepRecorder):
     return build_application(
         ctx,
         app_id=str(run.pk),
@@ -341,7 +406,7 @@ def _application(run: Run, ctx: RunContext):
         # The last step already recorded: inherited, or executed by this run before its
         # worker died (a resumed run continues after it).
         predecessor=run.nodes.order_by("-sequence_id").first(),
-        hook=StepRecorder(ctx, DjangoPersister()),
+        hooks=[AsyncStepRecorder(recorder) if ctx.pipeline.is_async else recorder],
     )
 
 
@@ -373,7 +438,12 @@ def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
 
     executed = list(replay.nodes.exclude(cache_source=Node.CacheSource.INHERITED))
     tokens = sum(n.total_tokens for n in executed)
-    live = [n.name for n in executed if n.cache_source == Node.CacheSource.LIVE]
+    # A code step always re-executes: it is live without costing or calling anything.
+    live = [
+        n.name
+        for n in executed
+        if n.cache_source == Node.CacheSource.LIVE and n.kind != Node.Kind.CODE
+    ]
     result = {
         "run": source.pk,
         "replay": replay.pk,
@@ -386,11 +456,13 @@ def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
         and source.trajectory_sha256 == replay.trajectory_sha256,
         "artifact_equal": source.artifact_sha256 == replay.artifact_sha256,
         "error": replay.error or None,
+        "nondeterministic": [],
     }
     if replay.status != Run.Status.COMPLETED:
         return result
     diff = diff_runs(source, replay)
     result["first_divergence"] = diff["first_divergence"]
+    result["nondeterministic"] = diff["nondeterministic"]
     identical = result["trajectory_equal"] and result["artifact_equal"] and tokens == 0 and not live
     result["verdict"] = "identical" if identical else "diverged"
     return result

@@ -240,8 +240,10 @@ def test_diff_runs_identical_runs() -> None:
         "changes",
         "artifact_diff",
         "trajectory_equal",
+        "nondeterministic",
         "tokens",
     }
+    assert result["nondeterministic"] == []
     assert set(result["nodes"][0]) == {"name", "a_sha256", "b_sha256", "same"}
     json.dumps(result)  # the --json output must serialise as is
 

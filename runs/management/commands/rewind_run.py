@@ -4,6 +4,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from runs.engine.apps import BurrApp
 from runs.engine.pipeline import get_pipeline
 from runs.engine.runner import create_run
 from runs.management.base import RewindCommand
@@ -31,7 +32,30 @@ class Command(RewindCommand):
             action="append",
             default=[],
             metavar="KEY=VALUE",
-            help="a pipeline input; repeatable",
+            help="a pipeline input; for a Burr app a runtime input of the first turn, as "
+            "app.run(inputs=...); repeatable",
+        )
+        parser.add_argument(
+            "--turn",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="Burr apps: one more turn with this runtime input (a chat's next message); "
+            "repeatable, one turn each",
+        )
+        parser.add_argument(
+            "--halt-after",
+            action="append",
+            default=[],
+            metavar="STEP",
+            help="Burr apps: a turn ends after this action, as app.run(halt_after=...)",
+        )
+        parser.add_argument(
+            "--halt-before",
+            action="append",
+            default=[],
+            metavar="STEP",
+            help="Burr apps: a turn ends before this action, as app.run(halt_before=...)",
         )
         parser.add_argument("--model", help="model to request (default: REWIND_LLM_MODEL)")
         parser.add_argument(
@@ -46,8 +70,14 @@ class Command(RewindCommand):
         run = create_run(
             name,
             parse_pairs(options["input"], "--input"),
+            turns=[parse_pairs([turn], "--turn") for turn in options["turn"]],
+            halt_after=options["halt_after"],
+            halt_before=options["halt_before"],
             model=options["model"],
             temperature=options["temperature"],
             live=options["live"],
         )
-        self.execute_and_report(run, options, total=len(get_pipeline(name).nodes))
+        pipeline = get_pipeline(name)
+        # A declared pipeline runs each node once; a Burr app's step count is not known ahead.
+        total = len(pipeline.nodes) if not isinstance(pipeline, BurrApp) else None
+        self.execute_and_report(run, options, total=total)
