@@ -19,6 +19,7 @@ from burr.lifecycle import PreRunStepHook
 from django.conf import settings
 
 from runs.engine.actions import RunContext
+from runs.engine.apps import BurrApp
 from runs.engine.errors import NodeFailure
 from runs.engine.overrides import Override
 from runs.engine.persister import PARTITION_KEY, DjangoPersister
@@ -78,7 +79,9 @@ def make_context(
         pipeline=pipeline,
         overrides=overrides,
         live=live,
-        model=provider.get("model") or config.require_model(),
+        # A Burr app's calls name their own model; only declared llm nodes need one here.
+        model=provider.get("model")
+        or (config.model if isinstance(pipeline, BurrApp) else config.require_model()),
         temperature=float(provider.get("temperature", 0.0)),
         provider=config,
         artifact_dir=Path(settings.REWIND_ARTIFACT_DIR),

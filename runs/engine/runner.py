@@ -135,6 +135,8 @@ def create_run(
         if not isinstance(model, str) or not model.strip() or len(model) > 200 or "\x00" in model:
             raise RewindError("model must be a name of 1 to 200 characters")
         snapshot["model"] = str(model).strip()
+    elif isinstance(spec, BurrApp):
+        snapshot["model"] = config.model  # the app's calls name their own model
     else:
         snapshot["model"] = config.require_model()
     if temperature is not None:
@@ -299,10 +301,10 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
         if not isinstance(exc, RewindError):
             logger.exception("run %s failed unexpectedly", run_id)
         heartbeat.stop()
-        _finish(run, Run.Status.FAILED, error=_run_error(run, exc))
+        finish_run(run, Run.Status.FAILED, error=_run_error(run, exc))
     else:
         heartbeat.stop()
-        _finish(run, Run.Status.COMPLETED, artifact=ctx.artifact)
+        finish_run(run, Run.Status.COMPLETED, artifact=ctx.artifact)
     run.refresh_from_db()
     return run
 
@@ -371,7 +373,7 @@ def _run_error(run: Run, exc: BaseException) -> str:
     return f"{failed.name}: {message}" if failed else message
 
 
-def _finish(
+def finish_run(
     run: Run, status: str, *, error: str = "", artifact: tuple[str, str] | None = None
 ) -> None:
     hashes = list(run.nodes.order_by("sequence_id").values_list("output_sha256", flat=True))

@@ -1,0 +1,43 @@
+"""Record every run of your own program in Rewind — one line in your ``ApplicationBuilder``.
+
+    from runs.recording import rewind_hooks
+
+    app = (
+        ApplicationBuilder()
+        .with_graph(graph)
+        ...
+        .with_hooks(*rewind_hooks("chatbot"))  # the one line
+        .build()
+    )
+    app.run(halt_after=["response"], inputs={"prompt": "Who was Aaron Burr?"})
+
+Run your program your way (not through ``manage.py``): each application becomes a Rewind run
+of the registered pipeline ``chatbot`` with every step, its tokens and its cache entries, in
+the database ``DATABASE_URL`` points at. Each ``run``/``step``/``iterate`` call is one turn.
+The calls your actions make go to your provider as usual (nothing is answered from the cache
+while recording). Forking the run from the dashboard re-executes through the factory
+registered as ``chatbot`` in ``REWIND_PIPELINES``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+
+def rewind_hooks(pipeline: str) -> list[Any]:
+    """The hooks that record this application's runs as runs of ``pipeline``."""
+    _setup_django()
+    from runs.engine.program import ProgramRecorder
+
+    return [ProgramRecorder(pipeline)]
+
+
+def _setup_django() -> None:
+    from django.conf import settings
+
+    if not settings.configured:
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rewind_site.settings")
+    import django
+
+    django.setup()
