@@ -45,11 +45,26 @@ class NewRunForm(forms.Form):
     pipeline = forms.ChoiceField()
     inputs = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="JSON object of the pipeline's inputs; omitted ones take their defaults.",
+        help_text="JSON object of the pipeline's inputs (omitted ones take their defaults); "
+        "for a Burr app, the runtime inputs of its first turn, as app.run(inputs=…).",
     )
     model = forms.CharField(required=False, max_length=200, help_text="blank: the configured model")
     temperature = forms.FloatField(
         required=False, min_value=0.0, max_value=MAX_TEMPERATURE, help_text="blank: the default"
+    )
+    halt_after = forms.CharField(
+        required=False,
+        max_length=1000,
+        help_text="Burr apps: a turn ends after these actions (comma-separated), as app.run(halt_after=…)",
+    )
+    halt_before = forms.CharField(
+        required=False, max_length=1000, help_text="Burr apps: a turn ends before these actions"
+    )
+    turns = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Burr apps: the runtime inputs of each later turn, one JSON object per line "
+        '(a chat\'s next messages: {"prompt": "and then?"})',
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -75,6 +90,23 @@ class NewRunForm(forms.Form):
             raise forms.ValidationError('must be a JSON object, e.g. {"region": "east"}')
         return value
 
+    def _names(self, field: str) -> list[str]:
+        return [name.strip() for name in self.cleaned_data[field].split(",") if name.strip()]
+
+    def clean_turns(self) -> list[dict[str, Any]]:
+        turns = []
+        for number, line in enumerate(self.cleaned_data["turns"].splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise forms.ValidationError(f"line {number}: not valid JSON ({exc.msg})") from None
+            if not isinstance(value, dict):
+                raise forms.ValidationError(f"line {number}: must be a JSON object")
+            turns.append(value)
+        return turns
+
     def create(self) -> Run:
         """Create the queued run; engine errors become form errors."""
         data = self.cleaned_data
@@ -82,6 +114,9 @@ class NewRunForm(forms.Form):
             return create_run(
                 data["pipeline"],
                 data["inputs"],
+                turns=data["turns"],
+                halt_after=self._names("halt_after"),
+                halt_before=self._names("halt_before"),
                 model=data["model"] or None,
                 temperature=data["temperature"],
                 from_text=False,

@@ -67,7 +67,13 @@ def run_json(run: Run, nodes: list[Node] | None = None) -> dict[str, Any]:
         "totals": {
             "total_tokens": sum(n.total_tokens for n in executed),
             "cost_usd": None if cost is None else float(cost),  # null = unknown, never 0
-            "live_nodes": sum(1 for n in executed if n.cache_source == Node.CacheSource.LIVE),
+            # Steps that went to a provider or recomputed a tool; a code step re-executes
+            # every time and calls nothing, so it is not counted.
+            "live_nodes": sum(
+                1
+                for n in executed
+                if n.cache_source == Node.CacheSource.LIVE and n.kind != Node.Kind.CODE
+            ),
         },
         # Beyond the contract's fields, for people and the dashboard:
         "root": run.root_id,

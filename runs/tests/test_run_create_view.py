@@ -147,3 +147,51 @@ def test_a_configuration_error_is_shown_and_creates_nothing(signed_in, rewind_se
     assert response.status_code == 400
     assert "needs REWIND_LLM_BASE_URL" in response.content.decode()
     assert not Run.objects.exists()
+
+
+COUNTER = "burr.examples.hello-world-counter.application.application"
+
+
+@pytest.fixture
+def counter_app(rewind_settings, monkeypatch, tmp_path):
+    """Burr's shipped hello-world-counter, registered unchanged (its factory writes demos.db
+    in the working directory and a tracker under ~/.burr: both go to the test's folder)."""
+    from runs.engine.pipeline import _load
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    rewind_settings.REWIND_PIPELINES = {**rewind_settings.REWIND_PIPELINES, "counter": COUNTER}
+    _load.cache_clear()
+    yield "counter"
+    _load.cache_clear()
+
+
+def test_a_burr_app_run_takes_halts_and_turns_from_the_form(signed_in, counter_app):
+    response = signed_in.post(
+        URL,
+        form(pipeline="counter", inputs="{}", halt_after="result, counter", turns="{}\n\n{}"),
+    )
+
+    run = Run.objects.get()
+    assert response.status_code == 302
+    assert run.pipeline == "counter"
+    assert run.halt == {"after": ["result", "counter"], "before": []}
+    assert run.turns == [{"inputs": {}}, {"inputs": {}}, {"inputs": {}}]
+    assert run.inputs == {"counter": 0}  # the app's own initial state
+
+
+@pytest.mark.parametrize(
+    ("fields", "says"),
+    [
+        ({"halt_after": "nowhere"}, "cannot halt at &#x27;nowhere&#x27;"),
+        ({"inputs": '{"prompt": "hi"}'}, "unknown input &#x27;prompt&#x27;"),
+        ({"turns": "[1]"}, "line 1: must be a JSON object"),
+        ({"turns": "{}"}, "several turns need --halt-after or --halt-before"),
+    ],
+)
+def test_bad_burr_app_fields_are_a_400_and_write_nothing(signed_in, counter_app, fields, says):
+    response = signed_in.post(URL, form(pipeline="counter", **fields), headers=HTMX)
+
+    assert response.status_code == 400
+    assert says in response.content.decode()
+    assert not Run.objects.exists()
