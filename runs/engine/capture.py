@@ -50,9 +50,26 @@ METADATA_FIELDS = frozenset({"user", "metadata", "store"})
 # Response headers a replay gives back; the body is stored decoded, so no content-encoding.
 KEPT_HEADERS = ("content-type",)
 
-_current: contextvars.ContextVar[StepCalls | None] = contextvars.ContextVar(
+class _Slot:
+    """Holds the active step's calls. The context variable holds the slot, and the slot the
+    calls: Burr runs async hooks as separate tasks (each with a copy of the context), so a
+    hook fills a slot the step's own task already holds, rather than setting the variable."""
+
+    calls: StepCalls | None = None
+
+
+_current: contextvars.ContextVar[_Slot | None] = contextvars.ContextVar(
     "rewind_step_calls", default=None
 )
+
+
+def ensure_slot() -> _Slot:
+    """A slot in the current context (call it in the task or thread that runs the steps)."""
+    slot = _current.get()
+    if slot is None:
+        slot = _Slot()
+        _current.set(slot)
+    return slot
 
 
 class PreviewStop(Exception):  # noqa: N818 — control flow of a preview
@@ -100,17 +117,16 @@ class StepCalls:
     prompt: Any = None  # the messages (or input) of the step's first LLM call
     occurrences: Counter = field(default_factory=Counter)
     suspended: int = 0  # > 0 while a declared node makes its own cached call
-    _token: contextvars.Token | None = None
 
     def __enter__(self) -> StepCalls:
         install()
-        self._token = _current.set(self)
+        ensure_slot().calls = self
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self._token is not None:
-            _current.reset(self._token)
-            self._token = None
+        slot = _current.get()
+        if slot is not None and slot.calls is self:
+            slot.calls = None
 
     # -- one request ----------------------------------------------------------------------
 
@@ -224,7 +240,8 @@ class StepCalls:
 
 
 def current() -> StepCalls | None:
-    calls = _current.get()
+    slot = _current.get()
+    calls = slot.calls if slot is not None else None
     return calls if calls is not None and not calls.suspended else None
 
 

@@ -153,6 +153,9 @@ async def adrive(
     """The same for an app with async actions (``app.astep``)."""
     from asgiref.sync import sync_to_async
 
+    from runs.engine.capture import ensure_slot
+
+    ensure_slot()  # in this task: the hooks, run as tasks of their own, fill it
     turns = Turns(run, start)
     budget = settings.REWIND_MAX_STEPS
     while not turns.done and app.has_next_action():

@@ -83,16 +83,20 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         exception: Exception | None,
         **future_kwargs: Any,
     ) -> None:
+        record = self.observe(action, state, result)
+        self.write(partition_key, app_id, sequence_id, action.name, state, record, exception)
+
+    def observe(self, action: Action, state: State, result: dict[str, Any] | None) -> StepRecord:
+        """What the step did (no database work): leaves the capture context it entered."""
         if self.calls is not None:
             self.calls.__exit__()
             record = observed_step(action, self.calls, self.before, state, self.started)
             self.calls = None
-        elif exception is None and result is not None:
-            record = result["telemetry"]
-        else:
-            # The action raised before returning: use what it had recorded so far.
-            record = self.ctx.current or StepRecord(kind=self.ctx.pipeline.node(action.name).kind)
-        self.write(partition_key, app_id, sequence_id, action.name, state, record, exception)
+            return record
+        if result is not None and "telemetry" in result:
+            return result["telemetry"]
+        # The action raised before returning: use what it had recorded so far.
+        return self.ctx.current or StepRecord(kind=self.ctx.pipeline.node(action.name).kind)
 
     def write(
         self,
@@ -147,14 +151,33 @@ class AsyncStepRecorder(PreRunStepHookAsync, PostRunStepHookAsync):
 
     def __init__(self, recorder: StepRecorder) -> None:
         self.recorder = recorder
+        # Burr (0.43) hands post_run_step the state from *before* a sync action run inside an
+        # async app; the application's own state is right in every case.
+        self.app: Any = None
 
     async def pre_run_step(self, **kwargs: Any) -> None:
         self.recorder.pre_run_step(**kwargs)  # no database work: safe in the loop
 
-    async def post_run_step(self, **kwargs: Any) -> None:
+    async def post_run_step(
+        self,
+        *,
+        app_id: str,
+        partition_key: str,
+        sequence_id: int,
+        state: State,
+        action: Action,
+        result: dict[str, Any] | None,
+        exception: Exception | None,
+        **future_kwargs: Any,
+    ) -> None:
         from asgiref.sync import sync_to_async
 
-        await sync_to_async(self.recorder.post_run_step, thread_sensitive=True)(**kwargs)
+        if self.app is not None and exception is None:
+            state = self.app.state
+        record = self.recorder.observe(action, state, result)  # in the task that ran the step
+        await sync_to_async(self.recorder.write, thread_sensitive=True)(
+            partition_key, app_id, sequence_id, action.name, state, record, exception
+        )
 
 
 def observed_step(

@@ -291,7 +291,10 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
         ctx = _context(run)
         ctx.on_step = on_step
         recorder = StepRecorder(ctx, DjangoPersister())
-        app = _application(run, ctx, recorder)
+        hook = AsyncStepRecorder(recorder) if ctx.pipeline.is_async else recorder
+        app = _application(run, ctx, hook)
+        if isinstance(hook, AsyncStepRecorder):
+            hook.app = app
         start = start_turn(run, list(run.nodes.order_by("sequence_id")), app)
         if ctx.pipeline.is_async:
             async_to_sync(adrive)(app, run, ctx, recorder, start)
@@ -400,7 +403,7 @@ def _context(run: Run) -> RunContext:
     )
 
 
-def _application(run: Run, ctx: RunContext, recorder: StepRecorder):
+def _application(run: Run, ctx: RunContext, hook: StepRecorder | AsyncStepRecorder):
     return build_application(
         ctx,
         app_id=str(run.pk),
@@ -408,7 +411,7 @@ def _application(run: Run, ctx: RunContext, recorder: StepRecorder):
         # The last step already recorded: inherited, or executed by this run before its
         # worker died (a resumed run continues after it).
         predecessor=run.nodes.order_by("-sequence_id").first(),
-        hooks=[AsyncStepRecorder(recorder) if ctx.pipeline.is_async else recorder],
+        hooks=[hook],
     )
 
 
