@@ -20,6 +20,7 @@ import subprocess
 import sys
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -365,7 +366,7 @@ def test_warnings_are_written_after_a_command_that_succeeds(site):
     tracebacks) when it succeeds: here the run whose worker stopped beating."""
     stale = site.manage("rewind_run", "--pipeline", "broken", "--json")
     run = json.loads(stale.stdout)["run"]
-    with sqlite3.connect(site.root / "db.sqlite3") as db:
+    with closing(sqlite3.connect(site.root / "db.sqlite3")) as db, db:
         db.execute(
             "UPDATE runs_run SET status = 'running', heartbeat_at = '2000-01-01 00:00:00' "
             "WHERE id = ?",

@@ -9,7 +9,9 @@ and against a PostgreSQL URL on a closed loopback port (nothing listens; no serv
 from __future__ import annotations
 
 import socket
+import sqlite3
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -80,9 +82,7 @@ def test_a_command_on_an_empty_database_says_to_migrate(command, empty_database)
 def test_nothing_was_written_to_the_empty_database(empty_database):
     database, _ = empty_database
 
-    import sqlite3
-
-    with sqlite3.connect(database) as db:
+    with closing(sqlite3.connect(database)) as db:
         tables = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
     assert tables == []
 
