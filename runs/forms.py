@@ -138,7 +138,10 @@ class ForkForm(forms.Form):
         self.override: Override | None = None
         for name, value in self.current.items():
             self.fields[name] = self._field_for(name, value)
-            self.initial[name] = field_text(value)
+            # A call that named no model or temperature (the provider's default): blank, not
+            # "null" — left blank it is unchanged, a value sets it.
+            unset = value is None and name in {"llm.model", "llm.temperature"}
+            self.initial[name] = "" if unset else field_text(value)
 
     def _field_for(self, name: str, value: Any) -> forms.Field:
         common = {"required": False, "strip": False, "label": name}

@@ -82,7 +82,7 @@ def make_context(
         # A Burr app's calls name their own model; only declared llm nodes need one here.
         model=provider.get("model")
         or (config.model if isinstance(pipeline, BurrApp) else config.require_model()),
-        temperature=float(provider.get("temperature", 0.0)),
+        temperature=float(provider.get("temperature") or 0.0),
         provider=config,
         artifact_dir=Path(settings.REWIND_ARTIFACT_DIR),
         data_dir=Path(settings.REWIND_DATA_DIR),

@@ -28,7 +28,6 @@ from runs.engine.application import make_context
 from runs.engine.hashing import semantic_state
 from runs.engine.persister import PARTITION_KEY, DjangoPersister
 from runs.engine.pipeline import get_pipeline
-from runs.engine.providers.config import current_config
 from runs.engine.recorder import StepRecorder
 from runs.models import Run
 
@@ -91,8 +90,8 @@ class ProgramRecorder(
         )
 
     def _start(self) -> StepRecorder:
-        snapshot = current_config().snapshot()
-        snapshot.update(preset="recorded", simulator=False)
+        # The program's own client made its calls: Rewind's provider settings play no part.
+        snapshot = {"preset": "app", "model": "", "temperature": None, "simulator": False}
         run = Run.objects.create(
             pipeline=self.pipeline,
             inputs=self.initial,

@@ -65,6 +65,24 @@ def _inputs(pipeline: Pipeline, given: dict[str, Any], *, from_text: bool) -> di
     return merged
 
 
+def _provider_snapshot(model: str | None, temperature: float | str | None) -> dict[str, Any]:
+    """Model and temperature of a new run of a declared pipeline: given, or configured."""
+    config = current_config()
+    snapshot = config.snapshot()
+    if model is not None:
+        if not isinstance(model, str) or not model.strip() or len(model) > 200 or "\x00" in model:
+            raise RewindError("model must be a name of 1 to 200 characters")
+        snapshot["model"] = str(model).strip()
+    else:
+        snapshot["model"] = config.require_model()
+    if temperature is not None:
+        try:
+            snapshot["temperature"] = parse_temperature(temperature)
+        except OverrideError as exc:
+            raise RewindError(str(exc)) from None
+    return snapshot
+
+
 def _app_turns(
     app: BurrApp,
     inputs: dict[str, Any],
@@ -129,21 +147,17 @@ def create_run(
                 f"the {spec.name} pipeline runs to its end: turns and halts are for Burr apps"
             )
         merged = _inputs(spec, inputs or {}, from_text=from_text)
-    config = current_config()
-    snapshot = config.snapshot()
-    if model is not None:
-        if not isinstance(model, str) or not model.strip() or len(model) > 200 or "\x00" in model:
-            raise RewindError("model must be a name of 1 to 200 characters")
-        snapshot["model"] = str(model).strip()
-    elif isinstance(spec, BurrApp):
-        snapshot["model"] = config.model  # the app's calls name their own model
+    if isinstance(spec, BurrApp):
+        if model is not None or temperature is not None:
+            raise InputError(
+                f"the {spec.name} app's calls name their own model and temperature; fork a "
+                "step with llm.model or llm.temperature to change them"
+            )
+        # The app's own client makes its calls to the endpoint it is configured with:
+        # Rewind's provider settings play no part.
+        snapshot = {"preset": "app", "model": "", "temperature": None, "simulator": False}
     else:
-        snapshot["model"] = config.require_model()
-    if temperature is not None:
-        try:
-            snapshot["temperature"] = parse_temperature(temperature)
-        except OverrideError as exc:
-            raise RewindError(str(exc)) from None
+        snapshot = _provider_snapshot(model, temperature)
     with transaction.atomic():
         run = Run.objects.create(
             pipeline=spec.name,
