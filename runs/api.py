@@ -24,8 +24,9 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.csrf import csrf_failure as html_csrf_failure
 
 from runs.engine.errors import RewindError
+from runs.engine.forks import create_fork
+from runs.engine.new_runs import create_run
 from runs.engine.report import run_json
-from runs.engine.runner import create_fork, create_run
 from runs.models import Run
 from runs.tasks import enqueue_run
 

@@ -13,10 +13,10 @@ from django import forms
 
 from runs.engine.errors import InputError, OverrideError, RewindError
 from runs.engine.hashing import canonical_json
+from runs.engine.new_runs import create_run
 from runs.engine.overrides import MAX_TEMPERATURE, Override, current_fields, parse_override
 from runs.engine.pipeline import LLMNode, NodeSpec, get_pipeline, pipeline_names
 from runs.engine.providers.client import PRESETS, strip_credentials
-from runs.engine.runner import create_run
 from runs.models import Node, Run
 
 STATUS_CHOICES = [("", "any status"), *Run.Status.choices]

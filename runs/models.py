@@ -6,7 +6,55 @@ Numbers that describe *how* a step ran (latency, tokens, cost) live on ``Node``;
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.db import models
+from django.utils import timezone
+
+
+class RunQuerySet(models.QuerySet):
+    """Every change of a run's status, each one conditional UPDATE: a run is claimed once,
+    interrupted only while running, resumed only when interrupted."""
+
+    def claim(self, pk: int) -> bool:
+        """queued → running; False when another process claimed it first."""
+        now = timezone.now()
+        return bool(
+            self.filter(pk=pk, status=Run.Status.QUEUED).update(
+                status=Run.Status.RUNNING, started_at=now, heartbeat_at=now
+            )
+        )
+
+    def beat(self, pk: int) -> None:
+        self.filter(pk=pk, status=Run.Status.RUNNING).update(heartbeat_at=timezone.now())
+
+    def interrupt_stale(self, lease_seconds: int) -> list[int]:
+        """Mark running runs whose heartbeat is older than the lease ``interrupted``."""
+        cutoff = timezone.now() - timedelta(seconds=lease_seconds)
+        ids = list(
+            self.filter(status=Run.Status.RUNNING, heartbeat_at__lt=cutoff).values_list(
+                "pk", flat=True
+            )
+        )
+        if ids:
+            self.filter(pk__in=ids, status=Run.Status.RUNNING).update(
+                status=Run.Status.INTERRUPTED,
+                finished_at=timezone.now(),
+                error=f"the worker stopped (no heartbeat for over {lease_seconds} s); completed "
+                "steps are kept: resume or fork the run",
+            )
+        return ids
+
+    def requeue(self, pk: int) -> bool:
+        """interrupted → queued, to continue after its last completed step."""
+        return bool(
+            self.filter(pk=pk, status=Run.Status.INTERRUPTED).update(
+                status=Run.Status.QUEUED, error="", finished_at=None
+            )
+        )
+
+    def finish(self, pk: int, status: str, **fields: object) -> None:
+        self.filter(pk=pk).update(status=status, finished_at=timezone.now(), **fields)
 
 
 class Run(models.Model):
@@ -49,8 +97,10 @@ class Run(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     # Written by the executing process while it works; a stale heartbeat on a running run
-    # means its worker died (see runs.engine.runner.mark_interrupted_runs).
+    # means its worker died (see runs.engine.leases.mark_interrupted_runs).
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    objects = RunQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]

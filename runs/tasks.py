@@ -10,7 +10,8 @@ from django.db import transaction
 from django.tasks import TaskResultStatus, task
 from django.utils import timezone
 
-from runs.engine.runner import execute_run, mark_interrupted_runs
+from runs.engine.execution import execute_run
+from runs.engine.leases import mark_interrupted_runs
 from runs.models import Run
 
 

@@ -32,14 +32,11 @@ from django_htmx.http import HttpResponseClientRedirect, HttpResponseStopPolling
 from runs.engine.artifacts import artifact_file, artifact_text
 from runs.engine.diff import diff_runs
 from runs.engine.errors import PipelineError, RewindError
+from runs.engine.forks import change_preview, fork_at, make_fork
+from runs.engine.leases import resume_run
 from runs.engine.pipeline import get_pipeline, pipeline_names
 from runs.engine.providers.config import ProviderConfigError, api_key, current_config
-from runs.engine.runner import (
-    change_preview,
-    create_fork,
-    create_replay,
-    resume_run,
-)
+from runs.engine.replays import create_replay
 from runs.forms import CompareForm, ForkForm, NewRunForm, RunFilterForm, SettingsForm
 from runs.models import Node, ProviderSettings, Run
 from runs.presenters import (
@@ -298,15 +295,9 @@ def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespon
         status = 400  # unless the fork is made below
         replay = "replay" in request.POST  # the "Replay unchanged" button ignores the fields
         if replay or form.is_valid():
-            override = None if replay else form.override
             try:
-                fork = create_fork(
-                    run,
-                    str(node.sequence_id),
-                    override.field if override else None,
-                    override.value if override else None,
-                    from_text=False,
-                )
+                # The form parsed the one changed field; that value is the fork's override.
+                fork = make_fork(fork_at(run, node, None if replay else form.override))
             except RewindError as exc:
                 error = str(exc)  # e.g. the run is still running: nothing was written
             else:

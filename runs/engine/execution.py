@@ -11,16 +11,24 @@ turn's inputs are fed from there — a graph that loops back to its start runs o
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from burr.core import Application, State
 from burr.core.application import PRIOR_STEP, SEQUENCE_ID
 from django.conf import settings
 
 from runs.engine.actions import RunContext, StepRecord
-from runs.engine.errors import NodeFailure
-from runs.engine.hashing import content_sha256, semantic_state
-from runs.engine.recorder import StepRecorder
+from runs.engine.application import build_application, make_context, source_pins
+from runs.engine.errors import NodeFailure, RewindError
+from runs.engine.hashing import content_sha256, semantic_state, trajectory_sha256
+from runs.engine.leases import Heartbeat
+from runs.engine.overrides import effective_overrides
+from runs.engine.persister import DjangoPersister
+from runs.engine.pipeline import get_pipeline
+from runs.engine.recorder import AsyncStepRecorder, StepRecorder, failure_message
 from runs.models import Node, Run
 
 
@@ -179,4 +187,90 @@ def _budget_message(run: Run) -> str:
     return (
         f"run {run.pk} took {settings.REWIND_MAX_STEPS} steps without halting "
         "(REWIND_MAX_STEPS); a graph that loops needs --halt-after or --halt-before"
+    )
+
+
+# -- executing a run -------------------------------------------------------------------------
+
+logger = logging.getLogger("rewind.runner")
+
+
+def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -> Run:
+    """Execute a queued run to the end; returns it finished (completed or failed).
+
+    Claims the run atomically (queued → running), so a run is never executed twice.
+    """
+    claimed = Run.objects.claim(run_id)
+    run = Run.objects.get(pk=run_id)
+    if not claimed:
+        raise RewindError(f"run {run_id} is {run.status}, not queued; it was not started again")
+    heartbeat = Heartbeat(run_id)
+    heartbeat.start()
+    try:
+        ctx = _context(run)
+        ctx.on_step = on_step
+        recorder = StepRecorder(ctx, DjangoPersister())
+        hook = AsyncStepRecorder(recorder) if ctx.pipeline.is_async else recorder
+        app = _application(run, ctx, hook)
+        if isinstance(hook, AsyncStepRecorder):
+            hook.app = app
+        start = start_turn(run, list(run.nodes.order_by("sequence_id")), app)
+        if ctx.pipeline.is_async:
+            async_to_sync(adrive)(app, run, ctx, recorder, start)
+        else:
+            drive(app, run, ctx, recorder, start)
+    except Exception as exc:  # noqa: BLE001 — every failure ends the run as failed, loudly
+        if not isinstance(exc, RewindError):
+            logger.exception("run %s failed unexpectedly", run_id)
+        heartbeat.stop()
+        finish_run(run, Run.Status.FAILED, error=_run_error(run, exc))
+    else:
+        heartbeat.stop()
+        finish_run(run, Run.Status.COMPLETED, artifact=ctx.artifact)
+    run.refresh_from_db()
+    return run
+
+
+def _run_error(run: Run, exc: BaseException) -> str:
+    failed = run.nodes.filter(status=Node.Status.FAILED).order_by("-sequence_id").first()
+    message = failure_message(exc)
+    return f"{failed.name}: {message}" if failed else message
+
+
+def finish_run(
+    run: Run, status: str, *, error: str = "", artifact: tuple[str, str] | None = None
+) -> None:
+    hashes = list(run.nodes.order_by("sequence_id").values_list("output_sha256", flat=True))
+    fields: dict[str, Any] = {"error": error}
+    if status == Run.Status.COMPLETED:
+        fields["trajectory_sha256"] = trajectory_sha256(hashes)
+        if artifact is not None:
+            fields["artifact_path"], fields["artifact_sha256"] = artifact
+    Run.objects.finish(run.pk, status, **fields)
+
+
+def _context(run: Run) -> RunContext:
+    start = run.fork_sequence_id if run.fork_sequence_id is not None else 0
+    return make_context(
+        run_id=run.pk,
+        pipeline=get_pipeline(run.pipeline),
+        provider=run.provider,
+        overrides=effective_overrides(run),
+        live=run.mode == Run.Mode.LIVE,
+        prior=run.nodes.order_by("sequence_id"),
+        pins=source_pins(run.parent, start),
+        source=run.parent,
+        start=start,
+    )
+
+
+def _application(run: Run, ctx: RunContext, hook: StepRecorder | AsyncStepRecorder):
+    return build_application(
+        ctx,
+        app_id=str(run.pk),
+        inputs=run.inputs,
+        # The last step already recorded: inherited, or executed by this run before its
+        # worker died (a resumed run continues after it).
+        predecessor=run.nodes.order_by("-sequence_id").first(),
+        hooks=[hook],
     )

@@ -73,7 +73,7 @@ class ProgramRecorder(
         self.last_action = action.name
 
     def post_run_execute_call(self, *, exception: Exception | None = None, **future: Any) -> None:
-        from runs.engine.runner import finish_run
+        from runs.engine.execution import finish_run
 
         if self.run is None:
             return

@@ -22,7 +22,6 @@ from burr.lifecycle import (
     PreRunStepHookAsync,
 )
 from django.db import transaction
-from django.utils import timezone
 
 from runs.engine.actions import NodeAction, RunContext, StepRecord
 from runs.engine.capture import StepCalls
@@ -136,7 +135,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
                     to_node=name,
                     condition=self.ctx.pipeline.condition_label(self.ctx.previous_node, name),
                 )
-            Run.objects.filter(pk=self.ctx.run_id).update(heartbeat_at=timezone.now())
+            Run.objects.beat(self.ctx.run_id)
         self.ctx.previous_node = name
         self.ctx.current = None
         if self.ctx.on_step is not None:

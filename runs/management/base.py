@@ -229,8 +229,8 @@ class RewindCommand(BaseCommand):
     ) -> None:
         """Run ``run`` here (or enqueue it with ``--enqueue``), print it, and exit non-zero
         if it did not complete."""
+        from runs.engine.execution import execute_run
         from runs.engine.report import run_json
-        from runs.engine.runner import execute_run
         from runs.tasks import enqueue_run
 
         if options["enqueue"]:

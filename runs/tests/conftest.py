@@ -23,9 +23,11 @@ from urllib.parse import quote
 
 import pytest
 
+from runs.engine.execution import execute_run
+from runs.engine.forks import create_fork
+from runs.engine.new_runs import create_run
 from runs.engine.providers.config import KEY_VARIABLES
 from runs.engine.providers.simulator import SIMULATOR_MODEL, Simulator, SimulatorOptions
-from runs.engine.runner import create_fork, create_run, execute_run
 from runs.models import Run
 
 # Django's default hasher spends ~1 s of CPU per password by design; the suite creates users in

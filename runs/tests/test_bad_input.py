@@ -23,7 +23,8 @@ from django.test import Client
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from runs.engine.runner import create_fork, execute_run
+from runs.engine.execution import execute_run
+from runs.engine.forks import create_fork
 from runs.models import (
     BurrState,
     Edge,

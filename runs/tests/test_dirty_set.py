@@ -8,7 +8,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from runs.engine.runner import preview_fork
+from runs.engine.forks import preview_fork, resolve_fork
 from runs.models import Node, Run
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,7 @@ def live_steps(run: Run) -> set[str]:
 
 
 def test_an_argument_change_dirties_the_step_and_everything_that_reads_it(research_run, run_fork):
-    preview = preview_fork(research_run, "analyse", "args.cost_scale", "3")
+    preview = preview_fork(resolve_fork(research_run, "analyse", "args.cost_scale", "3"))
 
     assert preview["inherited"] == ["plan", "research"]
     assert plan_of(preview) == {
@@ -44,7 +44,7 @@ def test_an_argument_change_dirties_the_step_and_everything_that_reads_it(resear
 
 
 def test_an_unchanged_fork_is_all_cache_at_zero_tokens(research_run):
-    preview = preview_fork(research_run, "revise")
+    preview = preview_fork(resolve_fork(research_run, "revise"))
 
     assert plan_of(preview) == {
         "revise": "cache",
@@ -59,7 +59,7 @@ def test_an_output_override_is_served_by_the_override_and_dirties_only_its_reade
     research_run, run_fork
 ):
     output = json.dumps({"issues": ["the sample is small"], "confidence": 0.5})
-    preview = preview_fork(research_run, "critique", "output", output)
+    preview = preview_fork(resolve_fork(research_run, "critique", "output", output))
 
     assert plan_of(preview) == {
         "critique": "override",
@@ -75,7 +75,7 @@ def test_an_output_override_is_served_by_the_override_and_dirties_only_its_reade
 def test_a_temperature_change_on_the_first_step_leaves_tools_that_do_not_read_it_cached(
     research_run,
 ):
-    preview = preview_fork(research_run, "plan", "temperature", "0.7")
+    preview = preview_fork(resolve_fork(research_run, "plan", "temperature", "0.7"))
 
     steps = plan_of(preview)
     assert steps["plan"] == "live"
@@ -87,7 +87,7 @@ def test_a_fork_of_a_fork_carries_its_parents_output_override(research_run, run_
     output = json.dumps({"findings": ["B wins"], "recommendation": "adopt B"})
     parent = run_fork(research_run, "revise", "output", output)
 
-    preview = preview_fork(parent, "critique")
+    preview = preview_fork(resolve_fork(parent, "critique"))
 
     assert plan_of(preview)["revise"] == "override"
     assert preview["live"] == []

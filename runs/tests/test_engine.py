@@ -20,10 +20,12 @@ from django.db.models import Sum
 from runs.engine import cache
 from runs.engine.cache_keys import llm_cache_key
 from runs.engine.errors import ForkError, OverrideError, RewindError
+from runs.engine.execution import execute_run
+from runs.engine.forks import create_fork
 from runs.engine.hashing import content_sha256, trajectory_sha256
+from runs.engine.new_runs import create_run
 from runs.engine.persister import PARTITION_KEY
 from runs.engine.providers.simulator import Simulator
-from runs.engine.runner import create_fork, create_run, execute_run
 from runs.models import BurrState, Edge, LLMCacheEntry, Node, Run, ToolCacheEntry
 from runs.pipelines.research import ORDER
 from runs.tests.conftest import closed_port_url

@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from runs.engine.runner import create_fork, execute_run, find_node, preview_fork
+from runs.engine.execution import execute_run
+from runs.engine.forks import create_fork, find_node, preview_fork, resolve_fork
 from runs.models import Node, Run
 from runs.pipelines.research import ORDER
 
@@ -42,7 +43,7 @@ def live_set(run: Run) -> set[str]:
 
 def check(source: Run, node: str, field: str | None, value: str | None) -> tuple[dict, Run]:
     """Preview, then make the fork; an exact preview must name exactly what ran live."""
-    preview = preview_fork(source, node, field, value)
+    preview = preview_fork(resolve_fork(source, node, field, value))
     fork = execute_run(create_fork(source, node, field, value).pk)
     assert fork.status == Run.Status.COMPLETED, (node, field, value, fork.error)
     if preview["exact"]:
@@ -72,14 +73,14 @@ def test_an_exact_preview_names_exactly_the_steps_that_run_live(research_run):
 
 
 def test_a_no_op_value_is_an_exact_all_cache_plan(research_run):
-    preview = preview_fork(research_run, "analyse", "args.cost_scale", "1")
+    preview = preview_fork(resolve_fork(research_run, "analyse", "args.cost_scale", "1"))
 
     assert preview["exact"] and preview["first_miss"] is None
     assert preview["live"] == [] and preview["projected_tokens"] == 0
 
 
 def test_after_the_first_miss_the_steps_are_labelled_expected(research_run):
-    preview = preview_fork(research_run, "analyse", "args.cost_scale", "4")
+    preview = preview_fork(resolve_fork(research_run, "analyse", "args.cost_scale", "4"))
 
     assert not preview["exact"]
     assert preview["first_miss"] == {
@@ -96,7 +97,7 @@ def test_a_hit_continues_the_walk_with_the_cached_output(research_run):
     """The over-prediction of the old preview: a value already tried re-runs nothing."""
     execute_run(create_fork(research_run, "analyse", "args.region", "north").pk)
 
-    preview = preview_fork(research_run, "analyse", "args.region", "north")
+    preview = preview_fork(resolve_fork(research_run, "analyse", "args.region", "north"))
 
     assert preview["exact"]
     assert {s["name"]: s["will_be"] for s in preview["steps"]}["critique"] == "cache"
@@ -104,7 +105,7 @@ def test_a_hit_continues_the_walk_with_the_cached_output(research_run):
 
 
 def test_a_live_fork_preview_is_all_live(research_run):
-    preview = preview_fork(research_run, "revise", live=True)
+    preview = preview_fork(resolve_fork(research_run, "revise", live=True))
 
     assert preview["live"] == ["revise", "compose", "verify", "publish"]
     fork = execute_run(create_fork(research_run, "revise", live=True).pk)
@@ -119,7 +120,7 @@ def test_the_preview_writes_nothing_and_touches_no_hit_count(research_run):
     before = [m.objects.count() for m in tables]
     hits = sorted(LLMCacheEntry.objects.values_list("pk", "hit_count"))
 
-    preview_fork(research_run, "analyse", "args.region", "south")
+    preview_fork(resolve_fork(research_run, "analyse", "args.region", "south"))
 
     assert [m.objects.count() for m in tables] == before
     assert sorted(LLMCacheEntry.objects.values_list("pk", "hit_count")) == hits

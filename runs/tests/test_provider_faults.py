@@ -17,9 +17,11 @@ import time
 
 import pytest
 
+from runs.engine.execution import execute_run
+from runs.engine.forks import create_fork
+from runs.engine.new_runs import create_run
 from runs.engine.providers.client import ChatClient, ChatRequest, ProviderError
 from runs.engine.providers.simulator import SIMULATOR_MODEL
-from runs.engine.runner import create_fork, create_run, execute_run
 from runs.models import LLMCacheEntry, Node, Run
 from runs.tests.conftest import LoopbackCall, closed_port_url
 

@@ -16,7 +16,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from runs.engine.errors import InputError
-from runs.engine.runner import create_fork, create_run, execute_run
+from runs.engine.execution import execute_run
+from runs.engine.forks import create_fork
+from runs.engine.new_runs import create_run
 from runs.models import Edge, LLMCacheEntry, Node, Run, ToolCacheEntry
 
 pytestmark = pytest.mark.django_db

@@ -23,10 +23,11 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 
+from runs.engine.execution import execute_run
+from runs.engine.forks import create_fork
 from runs.engine.pricing import PER_MILLION, cost_usd, total_cost
 from runs.engine.providers.simulator import SIMULATOR_MODEL
 from runs.engine.report import run_json
-from runs.engine.runner import create_fork, execute_run
 from runs.models import Node, Run
 
 UNPRICED = "some-unpriced-model"

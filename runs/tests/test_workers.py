@@ -27,13 +27,10 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from runs.engine import cache
-from runs.engine.runner import (
-    create_fork,
-    create_run,
-    execute_run,
-    mark_interrupted_runs,
-    resume_run,
-)
+from runs.engine.execution import execute_run
+from runs.engine.forks import create_fork
+from runs.engine.leases import mark_interrupted_runs, resume_run
+from runs.engine.new_runs import create_run
 from runs.models import BurrState, Edge, LLMCacheEntry, Node, Run, ToolCacheEntry
 from runs.tasks import enqueue_run, reap_dead_runs
 from runs.tests.conftest import LoopbackCall, WorkerProcess, wait_for

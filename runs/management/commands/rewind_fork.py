@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from runs.engine.runner import create_fork, preview_fork
+from runs.engine.forks import make_fork, preview_fork, resolve_fork
 from runs.management.base import RewindCommand
 
 
@@ -42,12 +42,12 @@ class Command(RewindCommand):
             if not sep or not field.strip():
                 raise CommandError(f"--set takes FIELD=VALUE, got {options['set']!r}")
             field = field.strip()
+        # The request is resolved once: the preview and the fork take the same value.
+        fork = resolve_fork(source, options["node"], field, value, live=options["live"])
         if options["dry_run"]:
-            preview = preview_fork(source, options["node"], field, value, live=options["live"])
-            self.show_preview(preview, options["json"])
+            self.show_preview(preview_fork(fork), options["json"])
             return
-        fork = create_fork(source, options["node"], field, value, live=options["live"])
-        self.execute_and_report(fork, options)
+        self.execute_and_report(make_fork(fork), options)
 
     def show_preview(self, preview: dict[str, Any], as_json: bool) -> None:
         if as_json:

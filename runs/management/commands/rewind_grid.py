@@ -5,7 +5,8 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from runs.engine.diff import diff_runs
-from runs.engine.runner import create_fork, execute_run, validate_fork
+from runs.engine.execution import execute_run
+from runs.engine.forks import make_fork, resolve_fork
 from runs.management.base import RewindCommand
 
 
@@ -27,12 +28,13 @@ class Command(RewindCommand):
         if len(options["values"]) > 50:
             raise CommandError("--values takes at most 50 values")
         # Validate every value before the first fork runs: a bad value writes nothing.
-        for value in options["values"]:
-            validate_fork(source, options["node"], options["field"], value, from_text=True)
+        forks = [
+            resolve_fork(source, options["node"], options["field"], value)
+            for value in options["values"]
+        ]
         rows = []
-        for value in options["values"]:
-            fork = create_fork(source, options["node"], options["field"], value)
-            fork = execute_run(fork.pk, on_step=None)
+        for value, request in zip(options["values"], forks, strict=True):
+            fork = execute_run(make_fork(request).pk, on_step=None)
             diff = diff_runs(source, fork)
             first = diff["first_divergence"]
             executed = fork.nodes.exclude(cache_source="inherited")

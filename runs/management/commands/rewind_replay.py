@@ -10,8 +10,9 @@ from django.db import close_old_connections, connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime, parse_duration
 
+from runs.engine.execution import execute_run
 from runs.engine.pipeline import get_pipeline
-from runs.engine.runner import create_replay, execute_run, replay_verdict
+from runs.engine.replays import create_replay, replay_verdict
 from runs.management.base import RewindCommand
 from runs.models import Run
 from runs.tasks import enqueue_run

@@ -5,8 +5,8 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from runs.engine.apps import BurrApp
+from runs.engine.new_runs import create_run
 from runs.engine.pipeline import get_pipeline
-from runs.engine.runner import create_run
 from runs.management.base import RewindCommand
 
 

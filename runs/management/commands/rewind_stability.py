@@ -5,7 +5,8 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from runs.engine.runner import create_fork, execute_run, find_node
+from runs.engine.execution import execute_run
+from runs.engine.forks import create_fork, find_node
 from runs.management.base import RewindCommand
 from runs.models import Node
 
