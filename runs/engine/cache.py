@@ -22,62 +22,59 @@ from runs.models import LLMCacheEntry, ToolCacheEntry
 NEAREST_WINDOW = 25  # recent entries of a node searched for the closest one on a miss
 
 
-def _touch(model: type[LLMCacheEntry] | type[ToolCacheEntry], pk: int) -> None:
+def _touch(model: type[LLMCacheEntry | ToolCacheEntry], pk: int) -> None:
     model.objects.filter(pk=pk).update(hit_count=F("hit_count") + 1, last_hit_at=timezone.now())
+
+
+Entry = LLMCacheEntry | ToolCacheEntry
+
+
+def _read(
+    model: type[Entry], key: str, occurrence: int, pinned: int | None, touch: bool
+) -> Entry | None:
+    """What to read for (key, occurrence): the pinned entry if it is one of this key's, else
+    the first one the key got."""
+    entries = model.objects.filter(key=key, occurrence=occurrence)
+    entry = entries.filter(pk=pinned).first() if pinned is not None else None
+    if entry is None:
+        entry = entries.order_by("id").first()
+    if entry is not None and touch:
+        _touch(model, entry.pk)
+    return entry
+
+
+def _keep(model: type[Entry], value_field: str, fields: dict[str, Any]) -> Entry:
+    """Store an answer unless this (key, occurrence) already has the very same one; returns
+    the entry that holds it, for the step to pin."""
+    fields.setdefault("occurrence", 0)
+    fields[f"{value_field}_sha256"] = content_sha256(fields[value_field])
+    same = {name: fields[name] for name in ("key", "occurrence", f"{value_field}_sha256")}
+    try:
+        with transaction.atomic():  # a savepoint, so a lost race leaves the outer work intact
+            existing = model.objects.filter(**same).first()
+            return existing or model.objects.create(**fields)
+    except IntegrityError:
+        return model.objects.get(**same)  # another process stored the same answer
 
 
 def get_llm(
     key: str, occurrence: int, pinned: int | None = None, *, touch: bool = True
 ) -> LLMCacheEntry | None:
-    """The answer to read for (key, occurrence): the pinned entry if it is one of this key's,
-    else the first answer the key got."""
-    entries = LLMCacheEntry.objects.filter(key=key, occurrence=occurrence)
-    entry = entries.filter(pk=pinned).first() if pinned is not None else None
-    if entry is None:
-        entry = entries.order_by("id").first()
-    if entry is not None and touch:
-        _touch(LLMCacheEntry, entry.pk)
-    return entry
+    return _read(LLMCacheEntry, key, occurrence, pinned, touch)
 
 
 def put_llm(**fields: Any) -> LLMCacheEntry:
-    """Store an answer unless this (key, occurrence) already has the very same one; returns
-    the entry that holds it, for the step to pin."""
-    fields["response_sha256"] = content_sha256(fields["response"])
-    same = {name: fields[name] for name in ("key", "occurrence", "response_sha256")}
-    try:
-        with transaction.atomic():  # a savepoint, so a lost race leaves the outer work intact
-            existing = LLMCacheEntry.objects.filter(**same).first()
-            return existing or LLMCacheEntry.objects.create(**fields)
-    except IntegrityError:
-        return LLMCacheEntry.objects.get(**same)  # another process stored the same answer
+    return _keep(LLMCacheEntry, "response", fields)
 
 
 def get_tool(
     key: str, occurrence: int = 0, pinned: int | None = None, *, touch: bool = True
 ) -> ToolCacheEntry | None:
-    """The result to read for (key, occurrence): the pinned entry if it is one of this key's,
-    else the first result the key got."""
-    entries = ToolCacheEntry.objects.filter(key=key, occurrence=occurrence)
-    entry = entries.filter(pk=pinned).first() if pinned is not None else None
-    if entry is None:
-        entry = entries.order_by("id").first()
-    if entry is not None and touch:
-        _touch(ToolCacheEntry, entry.pk)
-    return entry
+    return _read(ToolCacheEntry, key, occurrence, pinned, touch)
 
 
 def put_tool(**fields: Any) -> ToolCacheEntry:
-    """Store a result unless (key, occurrence) already has the very same one."""
-    fields.setdefault("occurrence", 0)
-    fields["result_sha256"] = content_sha256(fields["result"])
-    same = {name: fields[name] for name in ("key", "occurrence", "result_sha256")}
-    try:
-        with transaction.atomic():
-            existing = ToolCacheEntry.objects.filter(**same).first()
-            return existing or ToolCacheEntry.objects.create(**fields)
-    except IntegrityError:
-        return ToolCacheEntry.objects.get(**same)
+    return _keep(ToolCacheEntry, "result", fields)
 
 
 def pinned_pk(pinned: str | None, table: str) -> int | None:

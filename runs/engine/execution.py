@@ -36,14 +36,26 @@ class Turns:
     """The turns of a run and where the next step stands among them."""
 
     def __init__(self, run: Run, start: int) -> None:
+        self.run = run
         self.turns = run.turns or [{"inputs": {}}]
         self.after = set((run.halt or {}).get("after", []))
         self.before = set((run.halt or {}).get("before", []))
         self.index = start
+        self.budget = settings.REWIND_MAX_STEPS
 
-    @property
-    def done(self) -> bool:
-        return self.index >= len(self.turns)
+    def running(self, app: Application) -> bool:
+        return self.index < len(self.turns) and app.has_next_action()
+
+    def advance(self, app: Application, action_name: str) -> None:
+        """After a step: count it against ``REWIND_MAX_STEPS``; end the turn on a halt."""
+        self.budget -= 1
+        if self.budget <= 0:
+            raise NodeFailure(
+                f"run {self.run.pk} took {settings.REWIND_MAX_STEPS} steps without halting "
+                "(REWIND_MAX_STEPS); a graph that loops needs --halt-after or --halt-before"
+            )
+        if self.ends_after(app, action_name):
+            self.index += 1
 
     def inputs(self) -> dict[str, Any]:
         return dict(self.turns[self.index].get("inputs") or {})
@@ -71,9 +83,13 @@ def next_sequence_id(app: Application) -> int:
     return 0 if app.sequence_id is None else app.sequence_id + 1
 
 
-def prepare_step(app: Application, ctx: RunContext, turns: Turns) -> tuple[Any, int, dict]:
-    """Before the next step: its action, sequence id and runtime inputs, with this step's
-    ``state.*`` overrides applied to the state and ``input.*`` ones to the inputs."""
+def prepare_step(
+    app: Application, ctx: RunContext, turns: Turns
+) -> tuple[Any, int, dict, dict | None]:
+    """Before the next step: its action, sequence id, runtime inputs and ``writes.*``
+    overrides, with this step's ``state.*`` overrides applied to the state and ``input.*``
+    ones to the inputs."""
+    ctx.turn = turns.index
     action = app.get_next_action()
     seq = next_sequence_id(app)
     overrides = ctx.overrides.get(seq, {})
@@ -90,7 +106,7 @@ def prepare_step(app: Application, ctx: RunContext, turns: Turns) -> tuple[Any, 
         app.update_state(app.state.update(**state_changes))
     required, optional = action.optional_and_required_inputs
     accepted = {k: v for k, v in inputs.items() if k in required or k in optional}
-    return action, seq, accepted
+    return action, seq, accepted, writes_override(ctx, seq, action.name)
 
 
 def writes_override(ctx: RunContext, seq: int, action_name: str) -> dict[str, Any] | None:
@@ -139,20 +155,13 @@ def skip_step(
 def drive(app: Application, run: Run, ctx: RunContext, recorder: StepRecorder, start: int) -> None:
     """Step the application through the run's turns (sync actions)."""
     turns = Turns(run, start)
-    budget = settings.REWIND_MAX_STEPS
-    while not turns.done and app.has_next_action():
-        ctx.turn = turns.index
-        action, seq, inputs = prepare_step(app, ctx, turns)
-        writes = writes_override(ctx, seq, action.name)
+    while turns.running(app):
+        action, seq, inputs, writes = prepare_step(app, ctx, turns)
         if writes is not None:
             skip_step(app, ctx, recorder, action, seq, writes)
         else:
             app.step(inputs=inputs)
-        budget -= 1
-        if budget <= 0:
-            raise NodeFailure(_budget_message(run))
-        if turns.ends_after(app, action.name):
-            turns.index += 1
+        turns.advance(app, action.name)
 
 
 async def adrive(
@@ -165,29 +174,15 @@ async def adrive(
 
     ensure_slot()  # in this task: the hooks, run as tasks of their own, fill it
     turns = Turns(run, start)
-    budget = settings.REWIND_MAX_STEPS
-    while not turns.done and app.has_next_action():
-        ctx.turn = turns.index
-        action, seq, inputs = prepare_step(app, ctx, turns)
-        writes = writes_override(ctx, seq, action.name)
+    while turns.running(app):
+        action, seq, inputs, writes = prepare_step(app, ctx, turns)
         if writes is not None:
             await sync_to_async(skip_step, thread_sensitive=True)(
                 app, ctx, recorder, action, seq, writes
             )
         else:
             await app.astep(inputs=inputs)
-        budget -= 1
-        if budget <= 0:
-            raise NodeFailure(_budget_message(run))
-        if turns.ends_after(app, action.name):
-            turns.index += 1
-
-
-def _budget_message(run: Run) -> str:
-    return (
-        f"run {run.pk} took {settings.REWIND_MAX_STEPS} steps without halting "
-        "(REWIND_MAX_STEPS); a graph that loops needs --halt-after or --halt-before"
-    )
+        turns.advance(app, action.name)
 
 
 # -- executing a run -------------------------------------------------------------------------
