@@ -89,6 +89,10 @@ class RunContext:
     turn: int = 0  # the turn being run (a Burr app runs one turn per halt)
     # sequence id → (name, output, kind) of the source's steps: what a writes.* override edits.
     source_outputs: dict[int, tuple[str, Any, str]] = field(default_factory=dict)
+    # (action, k) → the runtime inputs the source's k-th visit of that action received: a
+    # fork feeds each step what the same step got, even when its route shifts the turns.
+    source_inputs: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    visits: Counter = field(default_factory=Counter)  # visits of each action so far
     artifact: tuple[str, str] | None = None  # (path, sha256) written by the artifact node
     on_step: Callable[[Any], None] | None = None
     _client: ChatClient | None = None

@@ -100,7 +100,23 @@ def make_context(
             if source is not None
             else {}
         ),
+        source_inputs=_inputs_by_visit(source),
+        visits=Counter(n.name for n in prior),
     )
+
+
+def _inputs_by_visit(source: Run | None) -> dict[tuple[str, int], dict[str, Any]]:
+    """The runtime inputs each visit of each action of ``source`` received (Burr app steps
+    record them as ``inputs["inputs"]``)."""
+    found: dict[tuple[str, int], dict[str, Any]] = {}
+    if source is None:
+        return found
+    visits: Counter = Counter()
+    for name, inputs in source.nodes.order_by("sequence_id").values_list("name", "inputs"):
+        if isinstance(inputs, dict) and isinstance(inputs.get("inputs"), dict):
+            found[(name, visits[name])] = inputs["inputs"]
+        visits[name] += 1
+    return found
 
 
 def build_application(

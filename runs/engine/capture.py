@@ -201,8 +201,12 @@ class StepCalls:
             call.prompt_tokens = usage.get("prompt_tokens", 0)
             call.completion_tokens = usage.get("completion_tokens", 0)
             call.total_tokens = usage.get("total_tokens", 0)
-            call.cost_usd = cost_usd(
-                model or call.model_requested, call.prompt_tokens, call.completion_tokens
+            # An answer that reports no usage (a stream without include_usage) has an
+            # unknown cost, never a zero.
+            call.cost_usd = (
+                cost_usd(model or call.model_requested, call.prompt_tokens, call.completion_tokens)
+                if usage
+                else None
             )
         if 200 <= response.status_code < 300:
             if call.kind == "llm":

@@ -39,9 +39,9 @@ class _Walk(PreRunStepHook, PostRunStepHook):
     exact: bool = True  # whether the stop is known (a real miss) or only expected
 
     @classmethod
-    def stopped_at(cls, node: Node, *, exact: bool = True) -> _Walk:
-        """No walk: ``node`` goes live (a live fork, or a value not known yet)."""
-        return cls(stop=(node.sequence_id, node.name, "live"), exact=exact)
+    def stopped_at(cls, node: Node, outcome: str = "live", *, exact: bool = True) -> _Walk:
+        """No walk: what ``node`` will be (live: a live fork, or a value not known yet)."""
+        return cls(stop=(node.sequence_id, node.name, outcome), exact=exact)
 
     def pre_run_step(self, *, sequence_id: int, **future_kwargs: Any) -> None:
         self.ctx.sequence_id = sequence_id
@@ -76,7 +76,7 @@ def preview(
     elif not isinstance(pipeline, Pipeline):
         # A Burr app's actions are the user's code: a preview never runs them. Every step is
         # an expectation from the keys each action reads and writes.
-        walk = _Walk.stopped_at(target, exact=False)
+        walk = _Walk.stopped_at(target, _app_fork_step(pipeline, target, override), exact=False)
     else:
         walk = _walk(pipeline, source, steps, target, overrides)
     return _plan(pipeline, steps, target, walk, overrides, live=live)
@@ -147,7 +147,8 @@ def _plan(
         tokens = _projected_tokens(before) if outcome == "live" else 0
         kind = before.kind if before else ""
         plan.append(_step(seq, name, kind, outcome, tokens, exact=walk.exact))
-        changed.update(_writes(spec))
+        if before is None or outcome != _hit_label(spec, before):
+            changed.update(_writes(spec))
         for node in steps:
             if node.sequence_id <= seq:
                 continue
@@ -187,6 +188,14 @@ def _step(seq: int, name: str, kind: str, will_be: str, tokens: int, *, exact: b
         "exact": exact,
         "projected_tokens": tokens,
     }
+
+
+def _app_fork_step(pipeline: Any, target: Node, override: Override | None) -> str:
+    """What the fork step of a Burr app will be: served by its ``writes.*`` override, served
+    like before when nothing changes, live when one of its inputs changes."""
+    if override is None:
+        return _hit_label(pipeline.node(target.name), target)
+    return "override" if override.field.startswith("writes.") else "live"
 
 
 def _writes(spec: Any) -> tuple[str, ...]:

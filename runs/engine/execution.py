@@ -93,7 +93,11 @@ def prepare_step(
     action = app.get_next_action()
     seq = next_sequence_id(app)
     overrides = ctx.overrides.get(seq, {})
-    inputs = turns.inputs()
+    visit = (action.name, ctx.visits[action.name])
+    ctx.visits[action.name] += 1
+    # What the same visit of this action received in the source; a step the source never
+    # ran takes its turn's inputs.
+    inputs = dict(ctx.source_inputs.get(visit, turns.inputs()))
     state_changes = {}
     for name, override in overrides.items():
         if override.node != action.name:

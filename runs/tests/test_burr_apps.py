@@ -824,18 +824,6 @@ def test_email_input_override_loops_back_to_the_draft(email_run, provider):
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "runs/engine/execution.py prepare_step (line 96: inputs = turns.inputs()) feeds a "
-        "step the inputs of the turn it falls in (by turn position), not the inputs that "
-        "step received in the source "
-        "run: when a fork's route skips a halt (clarify_instructions), the turns shift and "
-        "process_feedback gets turn 1's {'clarification_inputs'} filtered to {}, so Burr raises "
-        "ValueError 'missing required inputs: {feedback}' and the fork fails; issue 8 says "
-        "forks feed the same inputs to the same steps"
-    ),
-)
 def test_email_writes_override_skipping_a_turn_still_feeds_each_step_its_inputs(
     email_run, provider
 ):
@@ -969,14 +957,6 @@ def test_rewind_replay_json_names_the_nondeterministic_step(apps):
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "runs/management/commands/rewind_replay.py print_table (line 175) prints only the "
-        "first divergence ('stamp (step 1)'), never verdict['nondeterministic']: the table "
-        "does not say the step's own code is non-deterministic nor which keys"
-    ),
-)
 def test_rewind_replay_table_names_the_nondeterministic_step(apps):
     parent = completed(run("jitter"))
     out = io.StringIO()
@@ -992,16 +972,6 @@ def test_rewind_replay_table_names_the_nondeterministic_step(apps):
 # --- fork previews of a Burr app ------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "runs/engine/dirty.py preview(): a Burr app's target step is always "
-        "_Walk.stopped_at(target, exact=False) (line 79), i.e. 'live' with the tokens it cost "
-        "before, and _plan (line 156) only knows 'output' overrides: a writes.* fork is "
-        "previewed as decide_mode 'live' with its past tokens projected (~150), while the "
-        "fork records it as 'override' and spends 0 there"
-    ),
-)
 def test_preview_of_a_writes_fork_says_the_step_does_not_execute(chat):
     from runs.engine.forks import preview_fork
 
@@ -1015,16 +985,6 @@ def test_preview_of_a_writes_fork_says_the_step_does_not_execute(chat):
     assert first["projected_tokens"] == 0, plan
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "runs/engine/dirty.py preview(): with no override, a Burr app's fork point is still "
-        "_Walk.stopped_at(target, exact=False) (line 79) -> 'live' with its past tokens, and "
-        "every step after it that reads what it writes is 'live' too: an unchanged fork of "
-        "the chatbot at decide_mode is previewed at ~200 projected tokens (decide_mode and "
-        "answer_question live) while it replays from the cache at 0"
-    ),
-)
 def test_preview_of_an_unchanged_fork_expects_the_cache(chat):
     from runs.engine.forks import preview_fork
 
@@ -1040,15 +1000,6 @@ def test_preview_of_an_unchanged_fork_expects_the_cache(chat):
 # --- a streamed answer without usage ---------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "runs/engine/capture.py StepCalls.recorded (lines 199-206): when a live answer carries "
-        "no usage (a stream without stream_options.include_usage, as streaming-fastapi asks), "
-        "usage_of returns {} and the call is priced cost_usd(model, 0, 0) = 0.000000: the step "
-        "claims it was free; pricing.py says an unknown cost is None, never 0"
-    ),
-)
 def test_a_live_stream_without_usage_has_an_unknown_cost_not_zero(provider):
     terminal = importlib.import_module(STREAMING).TERMINAL_ACTIONS
     provider.start()

@@ -184,5 +184,11 @@ class Command(RewindCommand):
             self.stdout.write(
                 f"{r['run']:>6} {r['replay']:>7}  {r['verdict']:<10} {r['total_tokens']:>6}  {where}"
             )
+            for step in r.get("nondeterministic") or []:
+                self.stdout.write(
+                    f"{'':>16}non-deterministic code: {step['node']} (step {step['sequence_id']}) "
+                    f"wrote different {', '.join(step['keys'])} from the same inputs, every call "
+                    "answered from the cache"
+                )
         same = sum(r["verdict"] == "identical" for r in results)
         self.stdout.write(f"{same}/{len(results)} identical")

@@ -1,0 +1,145 @@
+"""Issue 8, item 6: one line added to a user's own ``ApplicationBuilder`` records every run of
+their program — run their way, in their own process, not through ``manage.py`` — as a Rewind
+run with every step, its tokens and its cache entries; the run is then forked through the
+factory registered under the same name."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from runs.engine.diff import diff_runs
+from runs.engine.execution import execute_run
+from runs.engine.forks import create_fork
+from runs.engine.pipeline import _load
+from runs.engine.providers.simulator import Simulator
+from runs.models import LLMCacheEntry, Node, Run
+from runs.tests.conftest import PROJECT_ROOT, subprocess_database_url
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CHATBOT = "burr.examples.multi-modal-chatbot.application"
+
+PROGRAM = textwrap.dedent(
+    f"""
+    import importlib
+
+    from burr.core import ApplicationBuilder
+
+    from runs.recording import rewind_hooks
+
+    chatbot = importlib.import_module("{CHATBOT}")
+    app = (
+        ApplicationBuilder()
+        .with_graph(chatbot.graph)
+        .with_state(chat_history=[])
+        .with_entrypoint("prompt")
+        .with_hooks(*rewind_hooks("chatbot"))  # the one line
+        .build()
+    )
+    app.run(halt_after=["response"], inputs={{"prompt": "What is the capital of France?"}})
+    app.run(halt_after=["response"], inputs={{"prompt": "Write code to sort a list"}})
+    print(app.state["chat_history"][-1]["type"])
+    """
+)
+
+
+@pytest.fixture
+def chatbot(rewind_settings, monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-recording")
+    rewind_settings.REWIND_PIPELINES = {
+        **rewind_settings.REWIND_PIPELINES,
+        "chatbot": f"{CHATBOT}.application",
+    }
+    _load.cache_clear()
+    with Simulator().serve() as url:
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        yield url
+    _load.cache_clear()
+
+
+def run_program(tmp_path, url: str) -> subprocess.CompletedProcess:
+    script = tmp_path / "my_agent.py"
+    script.write_text(PROGRAM)
+    env = {
+        **os.environ,
+        "DATABASE_URL": subprocess_database_url(),
+        "REWIND_PIPELINES": f"chatbot={CHATBOT}.application",
+        "OPENAI_BASE_URL": url,
+        "OPENAI_API_KEY": "sk-test-recording",
+        "HOME": str(tmp_path),
+        "PYTHONPATH": str(PROJECT_ROOT),
+    }
+    return subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_a_program_with_the_one_line_hook_is_recorded_and_forkable(chatbot, tmp_path):
+    done = run_program(tmp_path, chatbot)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "code"  # the program ran its own way, to its own end
+
+    run = Run.objects.get()
+    assert run.pipeline == "chatbot" and run.status == Run.Status.COMPLETED
+    steps = list(run.nodes.order_by("sequence_id"))
+    assert [n.name for n in steps] == [
+        "prompt", "check_openai_key", "check_safety", "decide_mode", "answer_question",
+        "response", "prompt", "check_openai_key", "check_safety", "decide_mode",
+        "generate_code", "response",
+    ]  # fmt: skip
+    llm = [n for n in steps if n.kind == Node.Kind.LLM]
+    assert [n.name for n in llm] == [
+        "decide_mode",
+        "answer_question",
+        "decide_mode",
+        "generate_code",
+    ]
+    assert all(n.total_tokens > 0 and n.cache_entries for n in llm)
+    assert LLMCacheEntry.objects.count() == 4
+    # Each app.run was a turn, with its runtime input and the action it halted after.
+    assert run.turns == [
+        {"inputs": {"prompt": "What is the capital of France?"}},
+        {"inputs": {"prompt": "Write code to sort a list"}},
+    ]
+    assert run.halt == {"after": ["response"], "before": []}
+    assert run.trajectory_sha256
+
+    # Forked through the registered factory: the second turn's route is flipped.
+    fork = execute_run(create_fork(run, "decide_mode#2", "writes.mode", "answer_question").pk)
+    assert fork.status == Run.Status.COMPLETED, fork.error
+    assert [n.name for n in fork.nodes.order_by("sequence_id")][-2:] == [
+        "answer_question",
+        "response",
+    ]
+    assert diff_runs(run, fork)["first_divergence"]["node"] == "decide_mode"
+
+
+def test_an_unregistered_name_fails_at_build_time_and_records_nothing(chatbot, tmp_path):
+    script = tmp_path / "bad.py"
+    script.write_text(PROGRAM.replace('rewind_hooks("chatbot")', 'rewind_hooks("nope")'))
+    env = {
+        **os.environ,
+        "DATABASE_URL": subprocess_database_url(),
+        "HOME": str(tmp_path),
+        "PYTHONPATH": str(PROJECT_ROOT),
+    }
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+
+    assert done.returncode != 0
+    assert "unknown pipeline 'nope'" in done.stderr
+    assert not Run.objects.exists()
