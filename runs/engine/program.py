@@ -9,10 +9,13 @@ re-executes the remaining turns the way the program ran them.
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from burr.core import State
 from burr.core.action import Action
+from burr.core.application import PRIOR_STEP, SEQUENCE_ID
 from burr.lifecycle import (
     PostApplicationCreateHook,
     PostApplicationExecuteCallHook,
@@ -39,6 +42,14 @@ class ProgramRecorder(
     PostRunStepHook,
     PostApplicationExecuteCallHook,
 ):
+    """Sync hooks: Burr calls them in the task or thread that runs the steps, also in an async
+    app, so the capture context they enter is the one the actions see. Database work runs in
+    a thread of its own when an event loop is running here (the ORM may not run in one).
+
+    A step is written when the next hook arrives, with the state that hook is handed: Burr
+    (0.43) hands ``post_run_step`` the state from *before* a sync action run in an async app,
+    while the next step's ``pre_run_step`` (or the end of the call) sees the state after it."""
+
     def __init__(self, pipeline: str) -> None:
         get_pipeline(pipeline)  # an unregistered name is an error now, not after the run
         self.pipeline = pipeline
@@ -48,6 +59,8 @@ class ProgramRecorder(
         self.turn = -1
         self.turn_inputs: dict[str, Any] = {}
         self.last_action = ""
+        self.pending: tuple[int, Action, dict | None, Exception | None] | None = None
+        self._db: ThreadPoolExecutor | None = None
 
     def post_application_create(self, *, state: State, **future: Any) -> None:
         self.initial = semantic_state(state.get_all())
@@ -56,27 +69,69 @@ class ProgramRecorder(
         self.turn += 1
         self.turn_inputs = {}
 
-    def pre_run_step(self, *, action: Action, inputs: dict, **kwargs: Any) -> None:
-        close_old_connections()
+    def pre_run_step(self, *, action: Action, inputs: dict, state: State, **kwargs: Any) -> None:
+        self._flush(state)
         if self.recorder is None:
-            self.recorder = self._start()
+            self.recorder = self._database(self._start)
         self.recorder.ctx.turn = max(self.turn, 0)
         self.turn_inputs.update({k: v for k, v in inputs.items() if not k.startswith("__")})
-        self.recorder.pre_run_step(action=action, inputs=inputs, **kwargs)
+        self.recorder.pre_run_step(action=action, inputs=inputs, state=state, **kwargs)
 
     def post_run_step(
-        self, *, sequence_id: int, state: State, action: Action, **kwargs: Any
+        self,
+        *,
+        sequence_id: int,
+        action: Action,
+        result: dict | None = None,
+        exception: Exception | None = None,
+        **future: Any,
     ) -> None:
-        assert self.recorder is not None
-        kwargs.update(app_id=str(self.recorder.ctx.run_id), partition_key=PARTITION_KEY)
-        self.recorder.post_run_step(sequence_id=sequence_id, state=state, action=action, **kwargs)
+        self.pending = (sequence_id, action, result, exception)
         self.last_action = action.name
 
-    def post_run_execute_call(self, *, exception: Exception | None = None, **future: Any) -> None:
+    def post_run_execute_call(
+        self, *, state: State | None = None, exception: Exception | None = None, **future: Any
+    ) -> None:
+        if state is not None:
+            self._flush(state)
+        if self.run is not None:
+            self._database(self._end_turn, exception)
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def _flush(self, state: State) -> None:
+        """Write the step that ran last, now that ``state`` is the state it left."""
+        if self.pending is None or self.recorder is None:
+            return
+        sequence_id, action, result, exception = self.pending
+        self.pending = None
+        state = state.update(**{SEQUENCE_ID: sequence_id, PRIOR_STEP: action.name})
+        record = self.recorder.observe(action, state, result)  # leaves the capture context
+        self._database(
+            self.recorder.write,
+            PARTITION_KEY,
+            str(self.recorder.ctx.run_id),
+            sequence_id,
+            action.name,
+            state,
+            record,
+            exception,
+        )
+
+    def _database(self, work: Any, *args: Any) -> Any:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            close_old_connections()
+            return work(*args)
+        if self._db is None:
+            self._db = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rewind-recorder")
+        return self._db.submit(work, *args).result()
+
+    def _end_turn(self, exception: Exception | None) -> None:
         from runs.engine.execution import finish_run
 
-        if self.run is None:
-            return
+        assert self.run is not None
         turns = list(self.run.turns) + [{"inputs": self.turn_inputs}]
         halt_after = sorted({*self.run.halt.get("after", []), self.last_action} - {""})
         Run.objects.filter(pk=self.run.pk).update(

@@ -143,3 +143,89 @@ def test_an_unregistered_name_fails_at_build_time_and_records_nothing(chatbot, t
     assert done.returncode != 0
     assert "unknown pipeline 'nope'" in done.stderr
     assert not Run.objects.exists()
+
+
+STREAMING = "burr.examples.streaming-fastapi.application"
+
+ASYNC_PROGRAM = textwrap.dedent(
+    f"""
+    import asyncio
+    import importlib
+
+    from burr.core import ApplicationBuilder
+
+    from runs.recording import rewind_hooks
+
+    streaming = importlib.import_module("{STREAMING}")
+
+
+    async def main():
+        app = (
+            ApplicationBuilder()
+            .with_graph(streaming.graph)
+            .with_state(chat_history=[])
+            .with_entrypoint("prompt")
+            .with_hooks(*rewind_hooks("streaming"))  # the one line
+            .build()
+        )
+        action, result, state = await app.arun(
+            halt_after=streaming.TERMINAL_ACTIONS,
+            inputs={{"prompt": "Please write a poem about the sea"}},
+        )
+        print(action.name)
+
+
+    asyncio.run(main())
+    """
+)
+
+
+def test_an_async_program_is_recorded_with_its_calls_and_replays_without_the_provider(
+    rewind_settings, monkeypatch, tmp_path
+):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    rewind_settings.REWIND_PIPELINES = {
+        **rewind_settings.REWIND_PIPELINES,
+        "streaming": f"{STREAMING}.application",
+    }
+    _load.cache_clear()
+    script = tmp_path / "my_async_agent.py"
+    script.write_text(ASYNC_PROGRAM)
+    with Simulator().serve() as url:
+        env = {
+            **os.environ,
+            "DATABASE_URL": subprocess_database_url(),
+            "REWIND_PIPELINES": f"streaming={STREAMING}.application",
+            "OPENAI_BASE_URL": url,
+            "OPENAI_API_KEY": "sk-test-recording",
+            "HOME": str(tmp_path),
+            "PYTHONPATH": str(PROJECT_ROOT),
+        }
+        done = subprocess.run(
+            [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True,
+            text=True, timeout=120,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "generate_poem"
+
+    run = Run.objects.get()
+    steps = list(run.nodes.order_by("sequence_id"))
+    assert [n.name for n in steps] == ["prompt", "check_safety", "decide_mode", "generate_poem"]
+    assert [n.kind for n in steps] == ["code", "code", "llm", "llm"]
+    # The state each step left, not the one before it (Burr hands hooks a stale one there).
+    assert steps[1].output == {"safe": True}
+    assert steps[2].output == {"mode": "generate_poem"}
+    assert steps[3].output["response"]["content"]
+
+    # The provider is gone: a replay reads what the program's calls received. (The app's
+    # client still wants a key to be built; nothing is sent with it.)
+    from runs.engine.replays import create_replay, replay_verdict
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-recording")
+
+    replay = execute_run(create_replay(run).pk)
+    verdict = replay_verdict(run, replay)
+    assert verdict["verdict"] == "identical", verdict
+    assert verdict["total_tokens"] == 0
+    _load.cache_clear()
