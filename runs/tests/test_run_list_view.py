@@ -361,3 +361,14 @@ def test_script_in_a_model_name_is_escaped(signed_in):
 
     assert "<script>alert(2)" not in text
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in text
+
+
+def test_a_burr_app_run_names_no_model_of_rewinds(signed_in, run_row):
+    run_row(pipeline="chatbot", provider={"preset": "app", "model": "", "simulator": False})
+
+    text = signed_in.get("/runs/").content.decode()
+
+    row = text[text.index(">chatbot<") :]
+    row = row[: row.index("</tr>")]
+    assert "the app&#x27;s" in row
+    assert "simulator" not in row
