@@ -370,5 +370,5 @@ def test_a_burr_app_run_names_no_model_of_rewinds(signed_in, run_row):
 
     row = text[text.index(">chatbot<") :]
     row = row[: row.index("</tr>")]
-    assert "the app&#x27;s" in row
+    assert "the app's</span>" in row
     assert "simulator" not in row
