@@ -5,7 +5,9 @@ from django.contrib.auth.decorators import login_not_required
 from django.urls import path
 from django.views.generic import RedirectView
 
-from runs import api, views
+from runs import api
+from runs.views import compare, nodes, runs
+from runs.views import settings as settings_views
 
 urlpatterns = [
     path("", RedirectView.as_view(url="/runs/", permanent=False)),
@@ -15,18 +17,18 @@ urlpatterns = [
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("runs/", views.run_list, name="run-list"),
-    path("runs/new/", views.run_create, name="run-create"),
-    path("runs/<int:run_id>/", views.run_detail, name="run-detail"),
-    path("runs/<int:run_id>/status/", views.run_status, name="run-status"),
-    path("runs/<int:run_id>/events/", views.run_events, name="run-events"),
-    path("runs/<int:run_id>/artifact/", views.run_artifact, name="run-artifact"),
-    path("runs/<int:run_id>/replay/", views.run_replay, name="run-replay"),
-    path("runs/<int:run_id>/resume/", views.run_resume, name="run-resume"),
-    path("runs/<int:run_id>/nodes/<int:sequence_id>/", views.node_detail, name="node-detail"),
-    path("runs/<int:run_id>/nodes/<int:sequence_id>/fork/", views.node_fork, name="node-fork"),
-    path("compare/<int:run_a>/<int:run_b>/", views.compare, name="compare"),
-    path("settings/", views.provider_settings, name="settings"),
+    path("runs/", runs.run_list, name="run-list"),
+    path("runs/new/", runs.run_create, name="run-create"),
+    path("runs/<int:run_id>/", runs.run_detail, name="run-detail"),
+    path("runs/<int:run_id>/status/", runs.run_status, name="run-status"),
+    path("runs/<int:run_id>/events/", runs.run_events, name="run-events"),
+    path("runs/<int:run_id>/artifact/", runs.run_artifact, name="run-artifact"),
+    path("runs/<int:run_id>/replay/", runs.run_replay, name="run-replay"),
+    path("runs/<int:run_id>/resume/", runs.run_resume, name="run-resume"),
+    path("runs/<int:run_id>/nodes/<int:sequence_id>/", nodes.node_detail, name="node-detail"),
+    path("runs/<int:run_id>/nodes/<int:sequence_id>/fork/", nodes.node_fork, name="node-fork"),
+    path("compare/<int:run_a>/<int:run_b>/", compare.compare, name="compare"),
+    path("settings/", settings_views.provider_settings, name="settings"),
     path("api/health", api.health, name="health"),
     path("api/runs", api.run_create, name="api-run-create"),
     path("api/runs/<int:run_id>", api.run_detail, name="api-run"),

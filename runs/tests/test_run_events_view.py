@@ -11,8 +11,8 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.test import AsyncClient
 
-from runs import views
 from runs.models import Run
+from runs.views import runs as views
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,0 +1,54 @@
+"""What every view module shares: lookups that 404, partial rendering, redirects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBadRequest,
+)
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django_htmx.http import HttpResponseClientRedirect
+
+from runs.engine.errors import RewindError
+from runs.models import Node, Run
+from runs.tasks import enqueue_run
+
+
+def _get_run(run_id: int) -> Run:
+    try:
+        return Run.objects.select_related("parent").get(pk=run_id)
+    except Run.DoesNotExist:
+        raise Http404(f"no run {run_id}") from None
+
+
+def _get_node(run: Run, sequence_id: int) -> Node:
+    try:
+        return run.nodes.select_related("src_run").get(sequence_id=sequence_id)
+    except Node.DoesNotExist:
+        raise Http404(f"run {run.pk} has no step {sequence_id}") from None
+
+
+def _partial(request: HttpRequest, template: str, partial: str, context: dict) -> HttpResponse:
+    """The whole page, or only ``partial`` when htmx asks for it."""
+    name = f"{template}#{partial}" if request.htmx else template
+    return render(request, name, context)
+
+
+def _go(request: HttpRequest, url: str) -> HttpResponse:
+    """Navigate after a POST: htmx gets a client redirect, a plain form a 303."""
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+def _start(request: HttpRequest, make: Callable[[], Run]) -> HttpResponse:
+    """Create a queued run with ``make``, enqueue it and go to its page; a refusal is a 400."""
+    try:
+        run = make()
+    except RewindError as exc:
+        return HttpResponseBadRequest(str(exc))
+    enqueue_run(run)
+    return _go(request, reverse("run-detail", args=[run.pk]))

@@ -1,0 +1,87 @@
+"""A step's inspector and the fork editor."""
+
+from __future__ import annotations
+
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+)
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods
+
+from runs.engine.errors import PipelineError, RewindError
+from runs.engine.forks import change_preview, fork_at, make_fork
+from runs.engine.pipeline import get_pipeline
+from runs.forms import ForkForm
+from runs.models import Node, Run
+from runs.presenters import (
+    CACHE_SOURCE_HELP,
+    pretty_json,
+)
+from runs.tasks import enqueue_run
+from runs.views.common import _get_node, _get_run, _go, _partial
+
+
+@require_GET
+def node_detail(request: HttpRequest, run_id: int, sequence_id: int) -> HttpResponse:
+    run = _get_run(run_id)
+    node = _get_node(run, sequence_id)
+    context = {
+        "run": run,
+        "node": node,
+        "cache_help": CACHE_SOURCE_HELP.get(node.cache_source, ""),
+        "inputs_json": pretty_json(node.inputs),
+        "output_json": pretty_json(node.output),
+        "raw_json": pretty_json(
+            {
+                "inputs": node.inputs,
+                "prompt": node.prompt,
+                "output": node.output,
+                "output_sha256": node.output_sha256,
+                "cache_key": node.cache_key,
+                "cache_source": node.cache_source,
+                "model_requested": node.model_requested,
+                "model_answered": node.model_answered,
+                "temperature": node.temperature,
+                "tokens": [node.prompt_tokens, node.completion_tokens, node.total_tokens],
+            }
+        ),
+    }
+    return _partial(request, "runs/node_detail.html", "inspector", context)
+
+
+def _fork_spec(run: Run, node: Node):
+    try:
+        return get_pipeline(run.pipeline).node(node.name)
+    except PipelineError as exc:
+        raise Http404(str(exc)) from None
+
+
+@require_http_methods(["GET", "POST"])
+def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpResponse:
+    run = _get_run(run_id)
+    node = _get_node(run, sequence_id)
+    spec = _fork_spec(run, node)
+    form = ForkForm(spec, node, request.POST or None)
+    error, status = None, 200
+    if request.method == "POST":
+        status = 400  # unless the fork is made below
+        replay = "replay" in request.POST  # the "Replay unchanged" button ignores the fields
+        if replay or form.is_valid():
+            try:
+                # The form parsed the one changed field; that value is the fork's override.
+                fork = make_fork(fork_at(run, node, None if replay else form.override))
+            except RewindError as exc:
+                error = str(exc)  # e.g. the run is still running: nothing was written
+            else:
+                enqueue_run(fork)
+                return _go(request, reverse("run-detail", args=[fork.pk]))
+    try:
+        preview = change_preview(run, node) if run.is_finished else None
+    except RewindError:
+        preview = None
+    context = {"run": run, "node": node, "form": form, "error": error, "preview": preview}
+    template = "runs/node_fork.html#fork-editor" if request.htmx else "runs/node_fork.html"
+    return render(request, template, context, status=status)

@@ -1,0 +1,56 @@
+"""The provider settings page."""
+
+from __future__ import annotations
+
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseForbidden,
+)
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from runs.engine.providers.config import ProviderConfigError, api_key, current_config
+from runs.forms import SettingsForm
+from runs.models import ProviderSettings
+from runs.views.common import _go
+
+
+@require_http_methods(["GET", "POST"])
+def provider_settings(request: HttpRequest) -> HttpResponse:
+    saved = ProviderSettings.load()
+    if request.method == "POST":
+        if not request.user.is_staff:
+            return HttpResponseForbidden("only staff may change settings")
+        form = SettingsForm(request.POST)
+        if form.is_valid():
+            for name in ("preset", "base_url", "model", "temperature"):
+                setattr(saved, name, form.cleaned_data[name])
+            saved.updated_by = request.user.get_username()
+            saved.save()
+            return _go(request, reverse("settings"))
+        status = 400
+    else:
+        form = SettingsForm(
+            initial={
+                "preset": saved.preset,
+                "base_url": saved.base_url,
+                "model": saved.model,
+                "temperature": saved.temperature,
+            }
+        )
+        status = 200
+    try:
+        config, config_error = current_config(), None
+    except ProviderConfigError as exc:
+        config, config_error = None, str(exc)
+    context = {
+        "form": form,
+        "config": config,
+        "config_error": config_error,
+        "has_key": api_key() is not None,
+        "saved": saved,
+        "can_edit": request.user.is_staff,
+    }
+    return render(request, "runs/settings.html", context, status=status)
