@@ -6,7 +6,7 @@ from django.urls import path
 from django.views.generic import RedirectView
 
 from runs import api
-from runs.views import compare, nodes, runs
+from runs.views import compare, listing, nodes, runs
 from runs.views import settings as settings_views
 
 urlpatterns = [
@@ -17,8 +17,8 @@ urlpatterns = [
         name="login",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("runs/", runs.run_list, name="run-list"),
-    path("runs/new/", runs.run_create, name="run-create"),
+    path("runs/", listing.run_list, name="run-list"),
+    path("runs/new/", listing.run_create, name="run-create"),
     path("runs/<int:run_id>/", runs.run_detail, name="run-detail"),
     path("runs/<int:run_id>/status/", runs.run_status, name="run-status"),
     path("runs/<int:run_id>/events/", runs.run_events, name="run-events"),

@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from runs.models import Run
-from runs.views.runs import RUNS_PER_PAGE
+from runs.views.listing import RUNS_PER_PAGE
 
 pytestmark = pytest.mark.django_db
 
