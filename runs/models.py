@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -56,6 +57,16 @@ class RunQuerySet(models.QuerySet):
     def finish(self, pk: int, status: str, **fields: object) -> None:
         self.filter(pk=pk).update(status=status, finished_at=timezone.now(), **fields)
 
+    def mark_samples(self, source: Run, samples: list[Run]) -> None:
+        """Record ``samples`` (live forks of ``source``) as its stability samples, and count
+        them on ``source`` — the count lets a diff know without a query whether to look for
+        samples (runs.engine.noise)."""
+        self.filter(pk__in=[s.pk for s in samples]).update(sample_of=source)
+        self.filter(pk=source.pk).update(sample_count=models.F("sample_count") + len(samples))
+        for sample in samples:
+            sample.sample_of = source
+        source.refresh_from_db(fields=["sample_count"])
+
 
 class Run(models.Model):
     class Status(models.TextChoices):
@@ -99,6 +110,13 @@ class Run(models.Model):
     # Written by the executing process while it works; a stale heartbeat on a running run
     # means its worker died (see runs.engine.leases.mark_interrupted_runs).
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # A stability sample: a live, unchanged fork of ``sample_of`` made to measure its jitter
+    # (runs.engine.noise). ``sample_count`` on the sampled run counts them, so the diff knows
+    # whether to look for samples without a query.
+    sample_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="samples"
+    )
+    sample_count = models.PositiveIntegerField(default=0)
 
     objects = RunQuerySet.as_manager()
 
@@ -119,6 +137,71 @@ class Run(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in {self.Status.COMPLETED, self.Status.FAILED, self.Status.INTERRUPTED}
+
+
+class GridQuerySet(models.QuerySet):
+    def record(
+        self,
+        source: Run,
+        step: Node,
+        field: str,
+        values: list[str],
+        forks: list[Run],
+        created_by: object = None,
+    ) -> Grid:
+        """Store a grid over forks already made (one per value, in order); call it in the
+        transaction that made them, so a grid never lacks a row."""
+        grid = self.create(
+            source=source,
+            node=step.name,
+            sequence_id=step.sequence_id,
+            field=field,
+            values=list(values),
+            created_by=created_by,
+        )
+        GridRow.objects.bulk_create(
+            GridRow(grid=grid, position=i, run=fork) for i, fork in enumerate(forks)
+        )
+        return grid
+
+
+class Grid(models.Model):
+    """A what-if grid: one fork of ``source`` at one step per value of one field, so a person
+    reads side by side which steps each value changes. Its forks are its ``rows``."""
+
+    source = models.ForeignKey(Run, on_delete=models.PROTECT, related_name="grids")
+    node = models.CharField(max_length=100)  # the step's name
+    sequence_id = models.IntegerField()  # the step of ``source`` every fork re-executes from
+    field = models.CharField(max_length=200)
+    values = models.JSONField(default=list)  # as typed, one per row, in row order
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Null for a grid made on the command line (rewind_grid).
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    objects = GridQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"grid {self.pk} over {self.field} at {self.node} of run {self.source_id}"
+
+
+class GridRow(models.Model):
+    grid = models.ForeignKey(Grid, on_delete=models.CASCADE, related_name="rows")
+    position = models.PositiveIntegerField()  # index into ``grid.values``
+    run = models.OneToOneField(Run, on_delete=models.PROTECT, related_name="grid_row")
+
+    class Meta:
+        ordering = ["grid_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["grid", "position"], name="grid_row_unique_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"row {self.position} of grid {self.grid_id}: run {self.run_id}"
 
 
 class Node(models.Model):
