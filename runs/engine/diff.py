@@ -245,7 +245,8 @@ def diff_runs(run_a: Run, run_b: Run) -> dict[str, Any]:
     "b_sha256", "same"}]`` in aligned order), ``artifact`` (``{"a_sha256", "b_sha256",
     "differs"}``). Extras for the dashboard: ``changes`` (every aligned step with its full
     :func:`diff_values` fields), ``artifact_diff`` (unified text), ``trajectory_equal`` and
-    ``tokens`` (``{"a", "b"}`` totals).
+    ``tokens`` (``{"a", "b"}`` totals). When A has stability samples, also ``verdicts``: per
+    changed leaf, whether B's value is beyond A's noise (:mod:`runs.engine.noise`).
 
     The first divergence is the first aligned step whose output hash differs or which one
     side lacks; its ``sequence_id`` is B's (the run being inspected, usually the fork),
@@ -316,7 +317,7 @@ def diff_runs(run_a: Run, run_b: Run) -> dict[str, Any]:
     artifact_sha_a = run_a.artifact_sha256 or file_sha_a
     artifact_sha_b = run_b.artifact_sha256 or file_sha_b
 
-    return {
+    result = {
         "a": run_a.pk,
         "b": run_b.pk,
         "first_divergence": first_divergence,
@@ -342,6 +343,12 @@ def diff_runs(run_a: Run, run_b: Run) -> dict[str, Any]:
             "b": sum(n.total_tokens for n in nodes_b),
         },
     }
+    if run_a.sample_count:
+        # Only a sampled run knows its noise; one more query, for its samples' steps.
+        from runs.engine.noise import verdicts
+
+        result["verdicts"] = [v.as_json() for v in verdicts(run_a, nodes_a, nodes_b, changes)]
+    return result
 
 
 def _nondeterministic(node_a: Node | None, node_b: Node | None) -> bool:
