@@ -196,8 +196,11 @@ def run_llm(spec: LLMNode, view: dict, ctx: RunContext, record: StepRecord) -> A
         return _from_entry(spec, entry, record)
     if ctx.live:
         return _call_llm(spec, request, occurrence, ctx, record)
+    entry = cache.get_llm(key, occurrence, pinned)
+    if entry is not None:  # a hit takes no lock
+        return _from_entry(spec, entry, record)
     with call_lock(key):  # identical calls in flight go to the provider once
-        entry = cache.get_llm(key, occurrence, pinned)
+        entry = cache.get_llm(key, occurrence, pinned)  # stored while we waited?
         if entry is not None:
             return _from_entry(spec, entry, record)
         record.cache_note = cache.explain_llm(spec.name, request)
