@@ -6,7 +6,7 @@ from django.urls import path
 from django.views.generic import RedirectView
 
 from runs import api
-from runs.views import compare, listing, nodes, runs
+from runs.views import compare, exports, listing, nodes, runs
 from runs.views import settings as settings_views
 
 urlpatterns = [
@@ -25,6 +25,7 @@ urlpatterns = [
     path("runs/<int:run_id>/artifact/", runs.run_artifact, name="run-artifact"),
     path("runs/<int:run_id>/replay/", runs.run_replay, name="run-replay"),
     path("runs/<int:run_id>/resume/", runs.run_resume, name="run-resume"),
+    path("runs/<int:run_id>/export/", exports.run_export, name="run-export"),
     path("runs/<int:run_id>/nodes/<int:sequence_id>/", nodes.node_detail, name="node-detail"),
     path("runs/<int:run_id>/nodes/<int:sequence_id>/fork/", nodes.node_fork, name="node-fork"),
     path("compare/<int:run_a>/<int:run_b>/", compare.compare, name="compare"),

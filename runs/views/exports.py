@@ -1,0 +1,46 @@
+"""A run exported as a test, downloaded as a zip: the files ``rewind_export`` writes."""
+
+from __future__ import annotations
+
+from django import forms
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.http import require_GET
+
+from runs.engine.errors import RewindError
+from runs.engine.export import build_export, zip_export
+from runs.models import Run
+from runs.views.common import _get_run
+
+
+class ExportForm(forms.Form):
+    """``?against=PARENT``: also replay that run and assert the fields the diff changes."""
+
+    against = forms.IntegerField(required=False, min_value=1)
+
+    def clean_against(self) -> Run | None:
+        pk = self.cleaned_data["against"]
+        if pk is None:
+            return None
+        try:
+            return Run.objects.get(pk=pk)
+        except Run.DoesNotExist:
+            raise forms.ValidationError(f"no run {pk}") from None
+
+
+@require_GET
+def run_export(request: HttpRequest, run_id: int) -> HttpResponse:
+    run = _get_run(run_id)
+    form = ExportForm(request.GET)
+    if not form.is_valid():
+        return HttpResponse(
+            "bad parameter: " + form.errors.as_text(), status=400, content_type="text/plain"
+        )
+    try:
+        export = build_export(run, form.cleaned_data["against"])
+    except RewindError as exc:  # not completed, a row it needs is gone: nothing to download
+        return HttpResponse(str(exc), status=409, content_type="text/plain")
+    return HttpResponse(
+        zip_export(export),
+        content_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="{export.folder}.zip"'},
+    )
