@@ -180,6 +180,8 @@ class Grid(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
 
+    MAX_VALUES = 50  # forks one grid may make
+
     objects = GridQuerySet.as_manager()
 
     class Meta:

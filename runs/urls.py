@@ -6,7 +6,7 @@ from django.urls import path
 from django.views.generic import RedirectView
 
 from runs import api
-from runs.views import compare, exports, listing, nodes, runs
+from runs.views import compare, exports, grids, listing, nodes, runs, stability
 from runs.views import settings as settings_views
 
 urlpatterns = [
@@ -28,6 +28,10 @@ urlpatterns = [
     path("runs/<int:run_id>/export/", exports.run_export, name="run-export"),
     path("runs/<int:run_id>/nodes/<int:sequence_id>/", nodes.node_detail, name="node-detail"),
     path("runs/<int:run_id>/nodes/<int:sequence_id>/fork/", nodes.node_fork, name="node-fork"),
+    path("runs/<int:run_id>/nodes/<int:sequence_id>/grid/", grids.grid_new, name="node-grid"),
+    path("runs/<int:run_id>/stability/", stability.run_stability, name="run-stability"),
+    path("grids/", grids.grid_list, name="grid-list"),
+    path("grids/<int:grid_id>/", grids.grid_detail, name="grid-detail"),
     path("compare/<int:run_a>/<int:run_b>/", compare.compare, name="compare"),
     path("settings/", settings_views.provider_settings, name="settings"),
     path("api/health", api.health, name="health"),

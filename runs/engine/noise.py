@@ -49,6 +49,7 @@ __all__ = [
     "Verdict",
     "make_samples",
     "stability",
+    "step_keys",
     "verdicts",
 ]
 
@@ -107,7 +108,7 @@ class Verdict:
         }
 
 
-def _occurrence_keys(names: list[str]) -> list[tuple[str, int]]:
+def step_keys(names: list[str]) -> list[tuple[str, int]]:
     """A step's identity across runs: its name and how many times that name ran before it
     (``diff.align`` pairs steps the same way)."""
     seen: Counter = Counter()
@@ -157,7 +158,7 @@ def verdicts(
         start = node.sample_start if node.sample_start is not None else 0
         samples.setdefault(node.run_id, (start, []))[1].append(node)
     # Each sample's steps by (name, occurrence), flattened once, lazily.
-    by_key = [(start, dict(zip(_occurrence_keys([n.name for n in ns]), ns, strict=True)))
+    by_key = [(start, dict(zip(step_keys([n.name for n in ns]), ns, strict=True)))
               for start, ns in samples.values()]  # fmt: skip
     flat_cache: dict[int, dict[str, Any]] = {}
 
@@ -171,14 +172,14 @@ def verdicts(
     keys_a = dict(
         zip(
             (n.sequence_id for n in nodes_a),
-            _occurrence_keys([n.name for n in nodes_a]),
+            step_keys([n.name for n in nodes_a]),
             strict=True,
         )
     )
     keys_b = dict(
         zip(
             (n.sequence_id for n in nodes_b),
-            _occurrence_keys([n.name for n in nodes_b]),
+            step_keys([n.name for n in nodes_b]),
             strict=True,
         )
     )
@@ -224,6 +225,11 @@ class LeafValues:
     path: str
     counts: list[tuple[str, int]]
     source: str
+
+    @property
+    def source_count(self) -> int:
+        """How many samples gave the sampled run's own value."""
+        return dict(self.counts).get(self.source, 0)
 
     @property
     def varies(self) -> bool:
@@ -281,16 +287,14 @@ def stability(source_nodes: list[Node], sample_nodes: list[Node]) -> list[StepSt
 
     steps: dict[tuple[str, int], StepStability] = {}
     source_leaves: dict[tuple[str, int], dict[str, Any]] = {}
-    for key, node in zip(
-        _occurrence_keys([n.name for n in source_nodes]), source_nodes, strict=True
-    ):
+    for key, node in zip(step_keys([n.name for n in source_nodes]), source_nodes, strict=True):
         steps[key] = StepStability(node.name, node.sequence_id, node.kind, node.output_sha256)
         source_leaves[key] = flatten(node.output) if node.output_sha256 else {}
 
     hashes: dict[tuple[str, int], Counter] = {}
     values: dict[tuple[str, int], dict[str, Counter]] = {}
     for nodes in by_sample.values():
-        for key, node in zip(_occurrence_keys([n.name for n in nodes]), nodes, strict=True):
+        for key, node in zip(step_keys([n.name for n in nodes]), nodes, strict=True):
             if node.cache_source == "inherited":
                 continue
             if key not in steps:  # a branch or loop turn only a sample took

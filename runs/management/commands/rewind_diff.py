@@ -1,15 +1,20 @@
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from django.core.management.base import CommandParser
 
-from runs.engine.diff import diff_runs, format_diff
+from runs.engine.diff import ROOT_LABEL, diff_runs, format_diff
 from runs.management.base import RewindCommand
 
 
 class Command(RewindCommand):
-    help = "Field-level diff of two runs: first divergence, per-node hashes, artifacts."
+    help = (
+        "Field-level diff of two runs: first divergence, per-node hashes, artifacts; when the "
+        "first run has stability samples (rewind_stability), whether each changed field is "
+        "beyond its noise."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("run_a", help="id of the first run")
@@ -20,5 +25,22 @@ class Command(RewindCommand):
         result = diff_runs(self.get_run(options["run_a"]), self.get_run(options["run_b"]))
         if options["json"]:
             self.print_json(result)
-        else:
-            self.stdout.write(format_diff(result))
+            return
+        self.stdout.write(format_diff(result))
+        if "verdicts" in result:
+            self.stdout.write(format_verdicts(result["verdicts"]))
+
+
+def format_verdicts(verdicts: list[dict[str, Any]]) -> str:
+    """How many changed leaves are beyond the first run's noise, and which ones."""
+    counts = Counter(v["verdict"] for v in verdicts)
+    samples = max((v["samples"] for v in verdicts), default=0)
+    lines = [
+        f"\nnoise (judged against {samples} sample(s) of the first run): "
+        f"{counts['beyond-noise']} beyond-noise, {counts['within-noise']} within-noise, "
+        f"{counts['no-samples']} no-samples"
+    ]
+    for verdict in verdicts:
+        if verdict["verdict"] == "beyond-noise":
+            lines.append(f"  beyond-noise  {verdict['node']}  {verdict['path'] or ROOT_LABEL}")
+    return "\n".join(lines) + "\n"

@@ -3,17 +3,20 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
+from django.db import transaction
 
 from runs.engine.diff import diff_runs
 from runs.engine.execution import execute_run
 from runs.engine.forks import make_fork, resolve_fork
 from runs.management.base import RewindCommand
+from runs.models import Grid
 
 
 class Command(RewindCommand):
     help = (
         "What-if grid: fork one node of a run once per value of one field, replay each, and "
-        "show which values change what (first divergence, artifact, tokens)."
+        "show which values change what (first divergence, artifact, tokens). The grid is "
+        "stored and shown on the dashboard at /grids/<id>/."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -25,16 +28,22 @@ class Command(RewindCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         source = self.get_run(options["run"])
-        if len(options["values"]) > 50:
-            raise CommandError("--values takes at most 50 values")
+        if len(options["values"]) > Grid.MAX_VALUES:
+            raise CommandError(f"--values takes at most {Grid.MAX_VALUES} values")
         # Validate every value before the first fork runs: a bad value writes nothing.
         forks = [
             resolve_fork(source, options["node"], options["field"], value)
             for value in options["values"]
         ]
+        # Every fork and the grid are written together, then executed one by one.
+        with transaction.atomic():
+            made = [make_fork(request) for request in forks]
+            grid = Grid.objects.record(
+                source, forks[0].target, options["field"], options["values"], made
+            )
         rows = []
-        for value, request in zip(options["values"], forks, strict=True):
-            fork = execute_run(make_fork(request).pk, on_step=None)
+        for value, queued in zip(options["values"], made, strict=True):
+            fork = execute_run(queued.pk, on_step=None)
             diff = diff_runs(source, fork)
             first = diff["first_divergence"]
             executed = fork.nodes.exclude(cache_source="inherited")
@@ -53,6 +62,7 @@ class Command(RewindCommand):
             )
         result = {
             "run": source.pk,
+            "grid": grid.pk,
             "node": options["node"],
             "field": options["field"],
             "rows": rows,
@@ -70,3 +80,4 @@ class Command(RewindCommand):
                 f"{str(row['value'])[:16]:<16} {row['run']:>5}  {row['status']:<9} {row['total_tokens']:>6}  "
                 f"{sha:<12}  {', '.join(row['changed_nodes']) or '(none)'}"
             )
+        self.stdout.write(f"stored as grid {grid.pk}: /grids/{grid.pk}/")

@@ -6,7 +6,8 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork, find_node
+from runs.engine.forks import find_node
+from runs.engine.noise import make_samples
 from runs.management.base import RewindCommand
 from runs.models import Node
 
@@ -15,7 +16,9 @@ class Command(RewindCommand):
     help = (
         "Hash stability: replay a run K times in live mode (cache reads skipped) from a node and "
         "report, per step, how many distinct output hashes came back — a number for "
-        "'is my agent deterministic?'. Live replays cost tokens."
+        "'is my agent deterministic?'. Live replays cost tokens. The replays are recorded as "
+        "the run's stability samples: its page /runs/<run>/stability/ shows them, and a diff "
+        "of a fork against it says which changes are beyond that noise."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -33,8 +36,8 @@ class Command(RewindCommand):
         node = str(start.sequence_id) if start else "0"
         hashes: dict[str, Counter] = {}
         runs = []
-        for _ in range(k):
-            replay = execute_run(create_fork(source, node, live=True).pk)
+        for sample in make_samples(source, k, node):
+            replay = execute_run(sample.pk)
             runs.append(replay.pk)
             for step in replay.nodes.exclude(cache_source=Node.CacheSource.INHERITED):
                 hashes.setdefault(step.name, Counter())[step.output_sha256 or "(failed)"] += 1

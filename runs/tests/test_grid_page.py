@@ -1,0 +1,346 @@
+"""What-if grids on the dashboard: ``/runs/<run>/nodes/<step>/grid/`` makes one (every value
+checked before any fork is written; the forks go through the queue), ``/grids/<id>/`` shows
+the matrix — a row per value plus the parent, a column per step, each cell coloured by its
+output hash and linking to the diff against the parent — and ``/grids/`` lists them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from runs.models import Grid, GridRow, Node, Run
+from runs.pipelines.research import ORDER
+from runs.views.grids import hash_colour
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+ANALYSE = ORDER.index("analyse")
+
+
+def new_url(run: Run, sequence_id: int = ANALYSE) -> str:
+    return f"/runs/{run.pk}/nodes/{sequence_id}/grid/"
+
+
+def grid_url(grid: Grid | int) -> str:
+    return f"/grids/{getattr(grid, 'pk', grid)}/"
+
+
+def counts() -> tuple[int, int, int]:
+    return Run.objects.count(), Grid.objects.count(), GridRow.objects.count()
+
+
+@pytest.fixture
+def make_grid(signed_in, research_run, immediate_tasks, django_capture_on_commit_callbacks):
+    """POST the "try several values" form; the forks run in-process as they are enqueued."""
+
+    def make(field: str, values: list[str], run: Run = research_run) -> Grid:
+        with django_capture_on_commit_callbacks(execute=True):
+            response = signed_in.post(new_url(run), {"field": field, "values": "\n".join(values)})
+        assert response.status_code == 302, response.content.decode()[:2000]
+        grid = Grid.objects.get()
+        assert response["Location"] == grid_url(grid)
+        return grid
+
+    return make
+
+
+def rows_of(text: str) -> list[str]:
+    body = text[text.index('<table class="matrix">') :]
+    body = body[: body.index("</table>")]
+    return re.findall(r'<tr class="(?:parent|fork)".*?</tr>', body, flags=re.S)
+
+
+def cells_of(row: str) -> list[tuple[str, str]]:
+    """``(state, fill colour or "")`` of each cell of a matrix row."""
+    cells = re.findall(r'<td class="cell (\w+)">(.*?)</td>', row, flags=re.S)
+    return [
+        (state, (re.findall(r'fill="(#[0-9a-f]{6})"', body) or [""])[0]) for state, body in cells
+    ]
+
+
+# --- access ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/grids/", "/grids/1/", "/runs/1/nodes/0/grid/"])
+def test_anonymous_user_is_sent_to_login(client, path):
+    response = client.get(path)
+
+    assert response.status_code == 302
+    assert response["Location"] == f"/login/?next={path}"
+
+
+def test_anonymous_post_writes_nothing(client, research_run):
+    before = counts()
+
+    response = client.post(new_url(research_run), {"field": "args.region", "values": "east"})
+
+    assert response.status_code == 302 and response["Location"].startswith("/login/")
+    assert counts() == before
+
+
+def test_unknown_grid_and_step_are_404(signed_in, research_run):
+    assert signed_in.get(grid_url(999)).status_code == 404
+    assert signed_in.get(new_url(research_run, 99)).status_code == 404
+
+
+# --- making a grid -----------------------------------------------------------------------------
+
+
+def test_the_form_offers_the_fields_the_step_consumes_with_values_to_try(signed_in, research_run):
+    text = signed_in.get(new_url(research_run) + "?field=args.region").content.decode()
+
+    for name in ("args.region", "args.min_contacts", "args.cost_scale", "output"):
+        assert f"<code>{name}</code>" in text
+    assert '<input type="hidden" name="field" value="args.region">' in text
+    values = re.search(r"<textarea[^>]*>(.*?)</textarea>", text, flags=re.S).group(1)
+    assert values.split() == ["all", "east", "north", "south", "west"]  # the declared choices
+
+
+def test_it_forks_once_per_value_through_the_queue_and_stores_the_grid(
+    make_grid, research_run, dev_user
+):
+    grid = make_grid("args.region", ["all", "east"])
+
+    assert (grid.source, grid.node, grid.sequence_id) == (research_run, "analyse", ANALYSE)
+    assert (grid.field, grid.values, grid.created_by) == ("args.region", ["all", "east"], dev_user)
+    forks = [row.run for row in grid.rows.order_by("position")]
+    assert [f.parent_id for f in forks] == [research_run.pk] * 2
+    assert [f.override["value"] for f in forks] == ["all", "east"]
+    assert all(f.status == Run.Status.COMPLETED for f in forks)  # ran through the queue
+
+
+def test_a_bad_value_writes_nothing_and_names_the_value(signed_in, research_run):
+    before = counts()
+
+    response = signed_in.post(
+        new_url(research_run), {"field": "args.cost_scale", "values": "2\nabc\n3"}
+    )
+
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert "&#x27;abc&#x27;: args.cost_scale: expected float" in text
+    assert counts() == before
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"field": "prompt", "values": "x"}, "Select a valid choice"),
+        ({"field": "args.region", "values": "east\neast"}, "each value once"),
+        ({"field": "args.region", "values": "\n \n"}, "give at least one value"),
+        ({"field": "args.min_contacts", "values": "\n".join(map(str, range(51)))}, "at most 50"),
+    ],
+)
+def test_a_refused_form_writes_nothing(signed_in, research_run, data, message):
+    before = counts()
+
+    response = signed_in.post(new_url(research_run), data)
+
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert counts() == before
+
+
+def test_an_unfinished_run_cannot_be_gridded(signed_in, run_row, node_row):
+    run = run_row(status=Run.Status.RUNNING)
+    node_row(run, 0, "plan")
+    before = counts()
+
+    response = signed_in.post(new_url(run, 0), {"field": "temperature", "values": "0.5"})
+
+    assert response.status_code == 400
+    assert "still running" in response.content.decode()
+    assert counts() == before
+
+
+# --- the matrix --------------------------------------------------------------------------------
+
+
+def test_the_matrix_has_the_parent_and_a_row_per_value_and_a_column_per_step(
+    make_grid, signed_in, research_run
+):
+    grid = make_grid("args.region", ["all", "east"])
+
+    text = signed_in.get(grid_url(grid)).content.decode()
+
+    head = text[text.index('<table class="matrix">') : text.index("</thead>")]
+    assert re.findall(r'<th scope="col">(\w+)</th>', head) == ["value", *ORDER]
+    parent, same, east = rows_of(text)
+    assert ">parent</a>" in parent and "<code>all</code>" in same and "<code>east</code>" in east
+    assert [state for state, _ in cells_of(parent)] == ["source"] * len(ORDER)
+    # "all" is the value the parent had: every step reproduces the parent's hash and colour
+    assert cells_of(same) == [("same", colour) for _, colour in cells_of(parent)]
+    # "east": steps before analyse are inherited, analyse and after differ in hash and colour
+    east_cells = cells_of(east)
+    assert [s for s, _ in east_cells[:ANALYSE]] == ["same"] * ANALYSE
+    assert east_cells[ANALYSE][0] == "changed"
+    assert east_cells[ANALYSE][1] != cells_of(parent)[ANALYSE][1]
+
+
+def test_a_cell_of_a_fork_opens_its_diff_against_the_parent(make_grid, signed_in, research_run):
+    grid = make_grid("args.region", ["east"])
+    fork = grid.rows.get().run
+
+    text = signed_in.get(grid_url(grid)).content.decode()
+
+    _, east = rows_of(text)
+    assert east.count(f'href="/compare/{research_run.pk}/{fork.pk}/"') == len(ORDER)
+    parent = rows_of(text)[0]
+    assert f'href="/runs/{research_run.pk}/nodes/{ANALYSE}/"' in parent
+
+
+def test_equal_hashes_share_a_colour_and_the_colour_comes_from_the_hash(
+    make_grid, signed_in, research_run
+):
+    grid = make_grid("args.region", ["east"])
+
+    text = signed_in.get(grid_url(grid)).content.decode()
+
+    nodes = list(research_run.nodes.order_by("sequence_id"))
+    assert [c for _, c in cells_of(rows_of(text)[0])] == [
+        hash_colour(n.output_sha256) for n in nodes
+    ]
+    assert 'style="' not in text[text.index('<div id="grid-live">') :]  # CSP: fill attributes
+
+
+def test_hash_colour_is_deterministic_light_and_spreads():
+    shas = [f"{i:02x}" * 32 for i in range(40)]
+
+    colours = [hash_colour(s) for s in shas]
+
+    assert colours == [hash_colour(s) for s in shas]
+    assert len(set(colours)) > 30
+    for colour in colours:
+        r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+        assert 0.2126 * r + 0.7152 * g + 0.0722 * b > 150  # dark text stays readable on it
+
+
+def test_leaves_of_the_final_output_sit_side_by_side(make_grid, signed_in, research_run):
+    grid = make_grid("args.region", ["all", "east"])
+
+    text = signed_in.get(grid_url(grid) + "?leaf=analyse.best_group&leaf=analyse.params.region")
+
+    page = text.content.decode()
+    table = page[page.index('<table class="leaves-side">') :]
+    table = table[: table.index("</table>")]
+    assert (
+        "<code>analyse.best_group</code>" in table and "<code>analyse.params.region</code>" in table
+    )
+    rows = re.findall(r'<tr><th scope="row">.*?</tr>', table, flags=re.S)
+    assert len(rows) == 3
+    assert re.findall(r'<span class="value">(\w+)</span>', rows[2])[1] == "east"
+    assert '<td class="changed"><span class="value">east</span>' in rows[2]
+
+
+def test_by_default_the_leaves_shown_are_ones_that_differ(make_grid, signed_in):
+    grid = make_grid("args.region", ["east"])
+
+    page = signed_in.get(grid_url(grid)).content.decode()
+
+    start = page.index('<table class="leaves-side">')
+    table = page[start : page.index("</table>", start)]
+    assert 'class="changed"' in table
+
+
+def test_an_unknown_leaf_is_a_400(make_grid, signed_in):
+    grid = make_grid("args.region", ["east"])
+
+    assert signed_in.get(grid_url(grid) + "?leaf=nope.nothing").status_code == 400
+
+
+def test_while_forks_run_the_matrix_polls_and_stops_with_286_once_finished(
+    signed_in, run_row, node_row
+):
+    parent = run_row()
+    fork = run_row(parent=parent, status=Run.Status.QUEUED, override={"field": "f", "value": 1})
+    for seq, name in enumerate(["plan", "analyse"]):
+        node_row(parent, seq, name)
+    node_row(fork, 0, "plan", cache_source=Node.CacheSource.INHERITED)
+    grid = Grid.objects.create(
+        source=parent, node="analyse", sequence_id=1, field="f", values=["1"]
+    )
+    GridRow.objects.create(grid=grid, position=0, run=fork)
+
+    page = signed_in.get(grid_url(grid)).content.decode()
+    fragment = signed_in.get(grid_url(grid), headers=HTMX)
+
+    assert 'hx-trigger="every 2s"' in page and '<meta http-equiv="refresh"' in page
+    assert fragment.status_code == 200
+    assert "<html" not in fragment.content.decode()
+    assert '<td class="cell pending">' in fragment.content.decode()
+    Run.objects.filter(pk=fork.pk).update(status=Run.Status.COMPLETED)
+    done = signed_in.get(grid_url(grid), headers=HTMX)
+    assert done.status_code == 286
+    assert "every 2s" not in done.content.decode()
+    assert '<td class="cell missing">' in done.content.decode()
+
+
+# --- the list ----------------------------------------------------------------------------------
+
+
+def test_the_list_shows_each_grid_with_its_run_field_values_and_progress(
+    make_grid, signed_in, research_run
+):
+    grid = make_grid("args.region", ["all", "east"])
+
+    text = signed_in.get("/grids/").content.decode()
+
+    assert f'<a href="/grids/{grid.pk}/">grid {grid.pk}</a>' in text
+    assert f'href="/runs/{research_run.pk}/"' in text
+    assert "<code>args.region</code>" in text and "<code>all</code>, <code>east</code>" in text
+    assert "2 finished" in text and "by dev" in text
+
+
+def test_the_list_is_a_400_for_a_bad_page(signed_in):
+    assert signed_in.get("/grids/?page=zero").status_code == 400
+
+
+# --- constant queries ----------------------------------------------------------------------------
+
+
+def _wide_grid(run_row, node_row, steps: int, forks: int = 3) -> Grid:
+    parent = run_row()
+    for seq in range(steps):
+        node_row(parent, seq, f"step{seq}", output={"n": seq})
+    grid = Grid.objects.create(
+        source=parent, node="step1", sequence_id=1, field="temperature",
+        values=[str(i) for i in range(forks)],
+    )  # fmt: skip
+    for i in range(forks):
+        fork = run_row(parent=parent, override={"field": "temperature", "value": i})
+        for seq in range(steps):
+            node_row(fork, seq, f"step{seq}", output={"n": seq + (i if seq else 0)})
+        GridRow.objects.create(grid=grid, position=i, run=fork)
+    return grid
+
+
+@pytest.mark.parametrize("steps", [10, 500])
+def test_the_grid_page_makes_the_same_queries_at_any_size(
+    signed_in, run_row, node_row, django_assert_num_queries, steps
+):
+    grid = _wide_grid(run_row, node_row, steps)
+
+    with django_assert_num_queries(5):
+        # 1. the session  2. the user
+        # 3. the grid with its source run and creator (one join)
+        # 4. its rows with their runs (one join)
+        # 5. every step of the parent and of every fork, in one query
+        response = signed_in.get(grid_url(grid))
+    assert response.status_code == 200
+    assert response.content.decode().count('<td class="cell ') == steps * 4
+
+
+@pytest.mark.parametrize("grids", [2, 30])
+def test_the_list_makes_the_same_queries_at_any_size(
+    signed_in, run_row, django_assert_num_queries, grids
+):
+    source = run_row()
+    for i in range(grids):
+        Grid.objects.create(source=source, node="plan", sequence_id=0, field="f", values=[str(i)])
+
+    with django_assert_num_queries(4):
+        # 1. the session  2. the user  3. the count for the pager
+        # 4. one page of grids with their run, creator and row counts
+        assert signed_in.get("/grids/").status_code == 200

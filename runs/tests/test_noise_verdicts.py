@@ -1,0 +1,231 @@
+"""Noise-aware verdicts: when the first run of a diff has stability samples, each changed leaf
+is judged against what that run produced across them — ``beyond-noise`` (the change did it),
+``within-noise`` (the samples show such variation on their own) or ``no-samples``."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+
+from runs.engine.diff import diff_runs
+from runs.engine.errors import ForkError
+from runs.engine.execution import execute_run
+from runs.engine.forks import create_fork
+from runs.engine.noise import BEYOND, NO_SAMPLES, WITHIN, judge, make_samples
+from runs.models import Run
+from runs.pipelines.research import ORDER
+
+pytestmark = pytest.mark.django_db
+
+LLM_STEPS = {"plan", "critique", "revise", "compose"}
+
+
+def sampled(run: Run, k: int, node: str | None = None) -> Run:
+    """``run`` with ``k`` executed samples (from ``node``), reloaded."""
+    for replay in make_samples(run, k, node):
+        assert execute_run(replay.pk).status == Run.Status.COMPLETED
+    run.refresh_from_db()
+    return run
+
+
+@pytest.fixture
+def warm_run(run_pipeline) -> Run:
+    """A completed demo run at temperature 0.8: its llm steps jitter."""
+    run = run_pipeline("research", temperature="0.8")
+    assert run.status == Run.Status.COMPLETED, run.error
+    return run
+
+
+def by_node(verdicts: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for verdict in verdicts:
+        out.setdefault(verdict["node"], []).append(verdict)
+    return out
+
+
+def rewind_diff(*args: str) -> str:
+    out = io.StringIO()
+    call_command("rewind_diff", *args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+# --- the demo pipeline, both ways ----------------------------------------------------------------
+
+
+def test_a_deterministic_tool_change_on_a_sampled_warm_run_is_beyond_noise(warm_run, run_fork):
+    parent = sampled(warm_run, 4)
+    fork = run_fork(parent, "analyse", "args.cost_scale", "3")
+
+    verdicts = by_node(diff_runs(parent, fork)["verdicts"])
+
+    analyse = {v["path"]: v for v in verdicts["analyse"]}
+    assert analyse["params.cost_scale"] == {
+        "node": "analyse",
+        "sequence_id": ORDER.index("analyse"),
+        "path": "params.cost_scale",
+        "verdict": BEYOND,
+        "samples": 4,
+        "distinct": 1,  # every sample computed the same value
+    }
+    assert {v["verdict"] for v in analyse.values()} == {BEYOND}
+
+
+def test_a_change_in_an_llm_text_that_varied_across_samples_is_within_noise(warm_run, run_fork):
+    parent = sampled(warm_run, 4)
+    fork = run_fork(parent, "analyse", "args.cost_scale", "3")
+
+    verdicts = diff_runs(parent, fork)["verdicts"]
+
+    varied_texts = [
+        v for v in verdicts
+        if v["node"] in LLM_STEPS and v["distinct"] > 1 and v["path"].startswith("issues[")
+    ]  # fmt: skip
+    assert varied_texts, "critique's issues should have varied across the samples"
+    assert {v["verdict"] for v in varied_texts} == {WITHIN}
+    critique = {v["path"]: v["verdict"] for v in verdicts if v["node"] == "critique"}
+    assert critique["issues[0]"] == WITHIN
+
+
+def test_a_sample_against_its_run_is_all_within_noise(warm_run):
+    parent = sampled(warm_run, 3)
+    replay = parent.samples.order_by("pk").first()
+
+    verdicts = diff_runs(parent, replay)["verdicts"]
+
+    assert verdicts  # the llm steps jittered
+    assert {v["verdict"] for v in verdicts} == {WITHIN}
+
+
+def test_rewind_diff_json_carries_the_verdicts(warm_run, run_fork):
+    parent = sampled(warm_run, 3)
+    fork = run_fork(parent, "analyse", "args.cost_scale", "3")
+
+    data = json.loads(rewind_diff(str(parent.pk), str(fork.pk), "--json"))
+
+    assert {"a", "b", "first_divergence", "nodes", "artifact", "verdicts"} <= set(data)
+    for verdict in data["verdicts"]:
+        assert {"node", "path", "verdict", "samples"} <= set(verdict)
+        assert verdict["verdict"] in {BEYOND, WITHIN, NO_SAMPLES}
+    assert any(v["verdict"] == BEYOND and v["node"] == "analyse" for v in data["verdicts"])
+    text = rewind_diff(str(parent.pk), str(fork.pk))
+    assert "noise (judged against 3 sample(s) of the first run)" in text
+    assert "beyond-noise  analyse  params.cost_scale" in text
+
+
+def test_without_samples_there_are_no_verdicts_and_no_extra_query(
+    research_run, run_fork, django_assert_num_queries
+):
+    fork = run_fork(research_run, "analyse", "args.cost_scale", "3")
+
+    with django_assert_num_queries(2):  # each run's nodes, as before
+        result = diff_runs(research_run, fork)
+
+    assert "verdicts" not in result
+    assert "verdicts" not in json.loads(rewind_diff(str(research_run.pk), str(fork.pk), "--json"))
+
+
+def test_with_samples_the_verdicts_cost_one_query(warm_run, run_fork, django_assert_num_queries):
+    parent = sampled(warm_run, 2)
+    fork = run_fork(parent, "analyse", "args.cost_scale", "3")
+
+    with django_assert_num_queries(3):  # each run's nodes, and the samples' steps
+        diff_runs(parent, fork)
+
+
+def test_steps_no_sample_re_executed_have_no_samples(research_run, run_fork):
+    compose = str(ORDER.index("compose"))
+    parent = sampled(research_run, 2, compose)
+    fork = run_fork(parent, "analyse", "args.cost_scale", "3")
+
+    verdicts = by_node(diff_runs(parent, fork)["verdicts"])
+
+    assert {v["verdict"] for v in verdicts["analyse"]} == {NO_SAMPLES}
+    assert {v["samples"] for v in verdicts["analyse"]} == {0}
+    # compose was re-run by both samples: at temperature 0 they agree with the parent
+    assert {v["verdict"] for v in verdicts["compose"]} == {BEYOND}
+    assert {v["samples"] for v in verdicts["compose"]} == {2}
+
+
+def test_samples_still_running_do_not_count(research_run, run_fork):
+    make_samples(research_run, 2)  # queued, never executed
+    research_run.refresh_from_db()
+    fork = run_fork(research_run, "analyse", "args.cost_scale", "3")
+
+    verdicts = diff_runs(research_run, fork)["verdicts"]
+
+    assert verdicts and {v["verdict"] for v in verdicts} == {NO_SAMPLES}
+
+
+def test_the_compare_page_shows_the_verdicts(signed_in, warm_run, run_fork):
+    parent = sampled(warm_run, 2)
+    fork = run_fork(parent, "analyse", "args.cost_scale", "3")
+
+    text = signed_in.get(f"/compare/{parent.pk}/{fork.pk}/").content.decode()
+
+    section = text[text.index('<section class="noise-verdicts"') :]
+    section = section[: section.index("</section>")]
+    assert "Your change, or the model's jitter?" in section
+    assert f'href="/runs/{parent.pk}/stability/"' in section
+    assert '<span class="badge noise-beyond-noise live">beyond-noise</span>' in section
+    assert '<span class="badge noise-within-noise">within-noise</span>' in section
+    assert "<code>params.cost_scale</code>" in section
+
+
+# --- sampling and the rule -----------------------------------------------------------------------
+
+
+def test_make_samples_records_live_unchanged_forks(research_run):
+    samples = make_samples(research_run, 3, "critique")
+
+    research_run.refresh_from_db()
+    assert research_run.sample_count == 3
+    for replay in samples:
+        replay.refresh_from_db()
+        assert replay.sample_of_id == replay.parent_id == research_run.pk
+        assert replay.mode == Run.Mode.LIVE and replay.override is None
+        assert replay.fork_node == "critique" and replay.status == Run.Status.QUEUED
+
+
+@pytest.mark.parametrize("k", [0, 51])
+def test_make_samples_refuses_k_out_of_range_and_writes_nothing(research_run, k):
+    before = Run.objects.count()
+
+    with pytest.raises(ForkError, match="k must be between 1 and 50"):
+        make_samples(research_run, k)
+
+    assert Run.objects.count() == before
+
+
+def test_make_samples_refuses_an_unfinished_run_and_writes_nothing(run_row, node_row):
+    run = run_row(status=Run.Status.RUNNING)
+    node_row(run, 0)
+    before = Run.objects.count()
+
+    with pytest.raises(ForkError, match="still running"):
+        make_samples(run, 2)
+
+    assert Run.objects.count() == before
+    run.refresh_from_db()
+    assert run.sample_count == 0
+
+
+@pytest.mark.parametrize(
+    ("fork", "observed", "verdict"),
+    [
+        (2, [1, 1, 1], BEYOND),  # never varied
+        (1, [1, 1, 1], WITHIN),  # a value the parent produced
+        ("b", ["a", "a"], BEYOND),
+        ("c", ["a", "b", "a"], WITHIN),  # a text that varied: any text is its noise
+        (1.5, [1, 2, 1.2], WITHIN),  # inside the range the samples gave
+        (3, [1, 2, 1.2], BEYOND),  # outside it
+        ("2", [1, 2], BEYOND),  # a number became text
+        ("<absent>", ["<absent>", "x"], WITHIN),  # the parent sometimes lacked the leaf too
+        (5, [5], NO_SAMPLES),  # the parent alone
+    ],
+)
+def test_the_rule(fork, observed, verdict):
+    assert judge(fork, observed) == verdict

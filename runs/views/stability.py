@@ -1,0 +1,141 @@
+"""A run's stability: sample it k times (live, unchanged forks) and see, per step, how many
+different outputs came back — a histogram of output hashes — and which leaves varied."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.db.models import Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+from django_htmx.http import HttpResponseStopPolling
+
+from runs.engine.errors import RewindError
+from runs.engine.noise import FAILED, MAX_SAMPLES, StepStability, make_samples, stability
+from runs.models import Node, Run
+from runs.tasks import enqueue_run
+from runs.views.common import _get_run, _go
+from runs.views.grids import hash_colour
+
+DEFAULT_SAMPLES = 5
+
+# Histogram geometry (SVG user units = px): one bar per distinct hash.
+BAR_WIDTH, BAR_GAP, CHART_HEIGHT, LABEL_HEIGHT = 22, 6, 48, 14
+
+
+class SampleForm(forms.Form):
+    k = forms.IntegerField(
+        min_value=1,
+        max_value=MAX_SAMPLES,
+        initial=DEFAULT_SAMPLES,
+        label="samples",
+        help_text=f"1–{MAX_SAMPLES} live replays; each one that reaches an LLM pays its tokens",
+    )
+    node = forms.ChoiceField(label="from step")
+
+    def __init__(self, nodes: list[Node], *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["node"].choices = [
+            (str(n.sequence_id), f"{n.name} (step {n.sequence_id})") for n in nodes
+        ]
+
+
+@dataclass
+class Bar:
+    sha: str
+    count: int
+    colour: str
+    x: int
+    y: int
+    height: int
+    is_source: bool
+
+    @property
+    def label_x(self) -> float:
+        return self.x + BAR_WIDTH / 2
+
+    @property
+    def label_y(self) -> int:
+        return self.y - 3
+
+
+def histogram(step: StepStability) -> dict[str, Any]:
+    """Bars of an SVG histogram: height by count, fill by hash (the grid's colours), the
+    source's own hash outlined."""
+    top = max((count for _, count in step.hashes), default=1)
+    bars = []
+    for index, (sha, count) in enumerate(step.hashes):
+        height = max(2, round(CHART_HEIGHT * count / top))
+        bars.append(
+            Bar(
+                sha=sha,
+                count=count,
+                colour=hash_colour(sha) if sha != FAILED else "",
+                x=index * (BAR_WIDTH + BAR_GAP),
+                y=LABEL_HEIGHT + CHART_HEIGHT - height,
+                height=height,
+                is_source=sha == step.source_sha256,
+            )
+        )
+    width = max(len(bars) * (BAR_WIDTH + BAR_GAP) - BAR_GAP, BAR_WIDTH)
+    return {
+        "bars": bars,
+        "width": width,
+        "height": LABEL_HEIGHT + CHART_HEIGHT + 2,
+        "bar_width": BAR_WIDTH,
+    }
+
+
+def _context(run: Run, form: SampleForm | None = None) -> dict[str, Any]:
+    samples = list(run.samples.order_by("id"))
+    # One query for the run's steps and every sample's.
+    source_nodes: list[Node] = []
+    sample_nodes: list[Node] = []
+    for node in Node.objects.filter(Q(run=run) | Q(run__sample_of=run)).order_by(
+        "run_id", "sequence_id"
+    ):
+        (source_nodes if node.run_id == run.pk else sample_nodes).append(node)
+    steps = stability(source_nodes, sample_nodes)
+    return {
+        "run": run,
+        "samples": samples,
+        "unfinished": [s for s in samples if not s.is_finished],
+        "steps": [{"step": s, "chart": histogram(s)} for s in steps],
+        "varying": sum(1 for s in steps if s.distinct > 1),
+        "form": form or SampleForm(source_nodes, initial=_initial(source_nodes)),
+    }
+
+
+def _initial(nodes: list[Node]) -> dict[str, Any]:
+    return {"k": DEFAULT_SAMPLES, "node": str(nodes[0].sequence_id) if nodes else ""}
+
+
+@require_http_methods(["GET", "POST"])
+def run_stability(request: HttpRequest, run_id: int) -> HttpResponse:
+    """GET: the page (htmx polls its live region while samples run; 286 once all finished).
+    POST: make k samples, queue them, come back here; a refusal is a 400 with the form."""
+    run = _get_run(run_id)
+    if request.method == "POST":
+        nodes = list(run.nodes.order_by("sequence_id"))
+        form = SampleForm(nodes, request.POST)
+        if form.is_valid():
+            try:
+                samples = make_samples(run, form.cleaned_data["k"], form.cleaned_data["node"])
+            except RewindError as exc:
+                form.add_error(None, str(exc))
+            else:
+                for sample in samples:
+                    enqueue_run(sample)
+                return _go(request, reverse("run-stability", args=[run.pk]))
+        return render(request, "runs/stability.html", _context(run, form), status=400)
+    context = _context(run)
+    if request.htmx:
+        response = render(request, "runs/stability.html#stability-live", context)
+        if not context["unfinished"]:
+            response.status_code = HttpResponseStopPolling.status_code
+        return response
+    return render(request, "runs/stability.html", context)
