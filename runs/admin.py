@@ -30,7 +30,7 @@ from django.utils.functional import cached_property
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from runs.models import BurrState, LLMCacheEntry, Node, Run, ToolCacheEntry
+from runs.models import BurrState, Grid, GridRow, LLMCacheEntry, Node, Run, ToolCacheEntry
 
 SHORT_KEY_LENGTH = 12
 
@@ -252,6 +252,8 @@ class RunAdmin(ReadOnlyAdmin):
                     "fork_node",
                     "fork_sequence_id",
                     "pretty_override",
+                    "sample_of_link",
+                    "sample_count",
                 )
             },
         ),
@@ -269,6 +271,10 @@ class RunAdmin(ReadOnlyAdmin):
     @admin.display(description="parent", ordering="parent_id")
     def parent_link(self, obj: Run) -> SafeString | None:
         return admin_link(Run, obj.parent_id, f"run {obj.parent_id}")
+
+    @admin.display(description="stability sample of")
+    def sample_of_link(self, obj: Run) -> SafeString | None:
+        return admin_link(Run, obj.sample_of_id, f"run {obj.sample_of_id}")
 
     @admin.display(description="root")
     def root_link(self, obj: Run) -> SafeString | None:
@@ -536,3 +542,82 @@ class BurrStateAdmin(ReadOnlyAdmin):
             # Not JSON after all: show the text as stored, still escaped.
             return format_html('<pre style="white-space: pre-wrap; margin: 0">{}</pre>', obj.state)
         return pretty_json(value)
+
+
+class GridRowInline(admin.TabularInline):
+    """A grid's forks, read-only, each linking to its run."""
+
+    model = GridRow
+    fields = ("position", "value", "run_link", "status")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).select_related("grid", "run").order_by("position")
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="value")
+    def value(self, obj: GridRow) -> str:
+        values = obj.grid.values
+        return values[obj.position] if obj.position < len(values) else ""
+
+    @admin.display(description="fork")
+    def run_link(self, obj: GridRow) -> SafeString | None:
+        return admin_link(Run, obj.run_id, f"run {obj.run_id}")
+
+    @admin.display(description="status")
+    def status(self, obj: GridRow) -> str:
+        return obj.run.status
+
+
+@admin.register(Grid)
+class GridAdmin(ReadOnlyAdmin):
+    """What-if grids: one fork of a run per value of one field (the dashboard's /grids/)."""
+
+    list_display = ("id", "source_link", "node", "field", "value_count", "created_at", "created_by")
+    list_display_links = ("id",)
+    search_fields = ("id__exact", "source__id__exact", "node", "field")
+    list_select_related = ("created_by",)
+    ordering = ("-pk",)
+    inlines = (GridRowInline,)
+    fieldsets = (
+        (
+            None,
+            {
+                "fields": (
+                    "id",
+                    "source_link",
+                    "node",
+                    "sequence_id",
+                    "field",
+                    "pretty_values",
+                    "created_at",
+                    "created_by",
+                    "app_link",
+                )
+            },
+        ),
+    )
+    readonly_fields = flatten_fieldsets(fieldsets)
+
+    @admin.display(description="source run", ordering="source_id")
+    def source_link(self, obj: Grid) -> SafeString | None:
+        return admin_link(Run, obj.source_id, f"run {obj.source_id}")
+
+    @admin.display(description="values")
+    def value_count(self, obj: Grid) -> int:
+        return len(obj.values or [])
+
+    @admin.display(description="in Rewind")
+    def app_link(self, obj: Grid) -> SafeString:
+        url = reverse("grid-detail", args=[obj.pk])
+        return format_html('<a href="{}">{}</a>', url, url)
+
+    pretty_values = pretty("values")

@@ -114,3 +114,26 @@ def test_unknown_run_is_rejected(research_run):
 
 def test_a_run_id_that_is_not_a_number_is_rejected(research_run):
     assert "run ids are numbers" in command_error("latest", str(research_run.pk))
+
+
+def test_json_has_no_verdicts_when_the_first_run_has_no_samples(research_run, cost_fork):
+    assert "verdicts" not in rewind_diff_json(research_run, cost_fork)
+
+
+def test_json_has_verdicts_when_the_first_run_has_samples(research_run, run_fork):
+    out = io.StringIO()
+    call_command("rewind_stability", str(research_run.pk), "-k", "2", stdout=out)
+    research_run.refresh_from_db()
+    fork = run_fork(research_run, "analyse", "args.cost_scale", "3")
+
+    data = rewind_diff_json(research_run, fork)
+
+    assert data["verdicts"]
+    for verdict in data["verdicts"]:
+        assert {"node", "path", "verdict", "samples"} <= set(verdict)
+    scale = next(v for v in data["verdicts"] if v["path"] == "params.cost_scale")
+    # at temperature 0 every sample reproduced the parent: any change is beyond its noise
+    assert (scale["node"], scale["verdict"], scale["samples"]) == ("analyse", "beyond-noise", 2)
+    assert "noise (judged against 2 sample(s) of the first run)" in rewind_diff(
+        str(research_run.pk), str(fork.pk)
+    )

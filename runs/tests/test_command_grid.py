@@ -68,3 +68,53 @@ def test_text_output_is_a_table(research_run):
     )  # fmt: skip
     assert "grid over args.region at analyse" in out.getvalue()
     assert "west" in out.getvalue()
+
+
+def test_the_grid_is_stored_with_its_forks_as_rows(research_run):
+    from runs.models import Grid
+
+    result = grid(
+        str(research_run.pk), "--node", "analyse", "--field", "args.region",
+        "--values", "east", "west",
+    )  # fmt: skip
+
+    stored = Grid.objects.get(pk=result["grid"])
+    assert (stored.source_id, stored.node, stored.field) == (
+        research_run.pk,
+        "analyse",
+        "args.region",
+    )
+    assert stored.values == ["east", "west"] and stored.created_by is None
+    assert [r.run_id for r in stored.rows.order_by("position")] == [
+        r["run"] for r in result["rows"]
+    ]
+
+
+def test_a_bad_value_stores_no_grid(research_run):
+    from runs.models import Grid
+
+    with pytest.raises(CommandError):
+        grid(
+            str(research_run.pk),
+            "--node",
+            "analyse",
+            "--field",
+            "args.region",
+            "--values",
+            "east",
+            "mars",
+        )
+    assert not Grid.objects.exists()
+    assert Run.objects.count() == 1
+
+
+def test_text_output_names_the_stored_grid(research_run):
+    from runs.models import Grid
+
+    out = io.StringIO()
+    call_command(
+        "rewind_grid", str(research_run.pk), "--node", "analyse", "--field", "args.region",
+        "--values", "west", stdout=out, stderr=io.StringIO(),
+    )  # fmt: skip
+    stored = Grid.objects.get()
+    assert out.getvalue().rstrip().endswith(f"stored as grid {stored.pk}: /grids/{stored.pk}/")

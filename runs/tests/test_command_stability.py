@@ -49,3 +49,22 @@ def test_jitter_above_zero_shows_several_hashes(rewind_settings):
 def test_k_out_of_range_is_refused(research_run):
     with pytest.raises(CommandError, match="-k must be between 1 and 50"):
         stability(str(research_run.pk), "-k", "0")
+
+
+def test_the_replays_are_recorded_as_the_runs_samples(research_run):
+    from runs.models import Run
+
+    result = stability(str(research_run.pk), "--node", "critique", "-k", "2")
+
+    samples = Run.objects.filter(sample_of=research_run).order_by("pk")
+    assert [s.pk for s in samples] == result["replays"]
+    assert all(s.mode == Run.Mode.LIVE and s.fork_node == "critique" for s in samples)
+    research_run.refresh_from_db()
+    assert research_run.sample_count == 2
+
+
+def test_a_refused_k_records_no_sample(research_run):
+    with pytest.raises(CommandError):
+        stability(str(research_run.pk), "-k", "51")
+    research_run.refresh_from_db()
+    assert research_run.sample_count == 0

@@ -344,3 +344,21 @@ def test_the_list_makes_the_same_queries_at_any_size(
         # 1. the session  2. the user  3. the count for the pager
         # 4. one page of grids with their run, creator and row counts
         assert signed_in.get("/grids/").status_code == 200
+
+
+# --- the admin ---------------------------------------------------------------------------------
+
+
+def test_the_admin_lists_grids_and_shows_their_forks_read_only(admin_client, make_grid):
+    grid = make_grid("args.region", ["east"])
+    fork = grid.rows.get().run
+
+    listing = admin_client.get("/admin/runs/grid/")
+    page = admin_client.get(f"/admin/runs/grid/{grid.pk}/change/")
+
+    assert listing.status_code == 200 and f"run {grid.source_id}" in listing.content.decode()
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert f'href="/admin/runs/run/{fork.pk}/change/">run {fork.pk}</a>' in text
+    assert f'href="/grids/{grid.pk}/"' in text
+    assert 'name="_save"' not in text  # a view page: nothing to change
