@@ -13,8 +13,10 @@ urlpatterns = [
 ]
 
 
-# Errors Django answers itself (no view matched, a view raised): JSON under /api/, the usual
-# page elsewhere. A 500 has been logged on ``django.request`` before handler500 is called.
+# Errors Django answers itself (no view matched, a view raised): JSON under /api/, the site's
+# pages elsewhere — templates/404.html (rendered with the request: the navigation of a
+# signed-in user) and templates/500.html (rendered without one, so it renders whatever failed,
+# the database included). A 500 has been logged on ``django.request`` before handler500 runs.
 
 
 def handler400(request: HttpRequest, exception: Exception) -> HttpResponse:
