@@ -24,6 +24,7 @@ the step); the steps before a sample's fork point are copies of the parent, not 
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -227,6 +228,16 @@ class LeafValues:
     source: str
 
     @property
+    def seen(self) -> list[tuple[str, int, bool]]:
+        """``(text, count, is the sampled run's own value)`` for reading: a text as itself, any
+        other value as JSON, a missing leaf as ``(absent)``; the run's own value is listed
+        even when no sample gave it."""
+        rows = [(_readable(value), count, value == self.source) for value, count in self.counts]
+        if not self.source_count:
+            rows.append((_readable(self.source), 0, True))
+        return rows
+
+    @property
     def source_count(self) -> int:
         """How many samples gave the sampled run's own value."""
         return dict(self.counts).get(self.source, 0)
@@ -269,6 +280,13 @@ class StepStability:
 
 
 FAILED = "(failed)"
+
+
+def _readable(canonical: str) -> str:
+    if canonical == _ABSENT:
+        return "(absent)"
+    value = json.loads(canonical)
+    return value if isinstance(value, str) else canonical
 
 
 def _value_text(value: Any) -> str:

@@ -168,7 +168,8 @@ def test_the_matrix_has_the_parent_and_a_row_per_value_and_a_column_per_step(
     head = text[text.index('<table class="matrix">') : text.index("</thead>")]
     assert re.findall(r'<th scope="col">(\w+)</th>', head) == ["value", *ORDER]
     parent, same, east = rows_of(text)
-    assert ">parent</a>" in parent and "<code>all</code>" in same and "<code>east</code>" in east
+    assert ">parent <code>all</code></a>" in parent  # the value the parent had
+    assert "<code>all</code>" in same and "<code>east</code>" in east
     assert [state for state, _ in cells_of(parent)] == ["source"] * len(ORDER)
     # "all" is the value the parent had: every step reproduces the parent's hash and colour
     assert cells_of(same) == [("same", colour) for _, colour in cells_of(parent)]
@@ -362,3 +363,10 @@ def test_the_admin_lists_grids_and_shows_their_forks_read_only(admin_client, mak
     assert f'href="/admin/runs/run/{fork.pk}/change/">run {fork.pk}</a>' in text
     assert f'href="/grids/{grid.pk}/"' in text
     assert 'name="_save"' not in text  # a view page: nothing to change
+
+
+def test_without_a_choice_the_form_varies_a_declared_choice(signed_in, research_run):
+    text = signed_in.get(new_url(research_run)).content.decode()
+
+    assert '<input type="hidden" name="field" value="args.region">' in text
+    assert '<a href="?field=args.region" aria-current="true">' in text

@@ -144,7 +144,7 @@ def test_a_deterministic_run_gives_one_hash_per_step(sample, signed_in, research
     assert "Every step gave one output in every sample" in text
     for node in research_run.nodes.all():
         row = step_row(text, node.name)
-        assert '<td class="num">3</td><td class="num">1</td><td class="num">3/3</td>' in re.sub(
+        assert '<td class="num samples">3</td><td class="num">1</td><td class="num">3/3</td>' in re.sub(
             r"\s+<", "<", row
         )
         bars = re.findall(r'<rect class="bar( source)?', row)
@@ -247,3 +247,14 @@ def test_a_sampled_run_sampled_again_shows_every_sample(rewind_settings, sample,
     assert "3 samples" in signed_in.get(url(run)).content.decode()
     run.refresh_from_db()
     assert run.sample_count == 3
+
+
+def test_forks_that_are_not_samples_are_not_counted(sample, signed_in, research_run, run_fork):
+    run_fork(research_run, "analyse", "args.cost_scale", "3")  # a fork, not a sample
+    sample(research_run, 2)
+
+    text = signed_in.get(url(research_run)).content.decode()
+
+    assert "2 samples" in text
+    row = re.sub(r"\s+<", "<", step_row(text, "analyse"))
+    assert '<td class="num samples">2</td><td class="num">1</td><td class="num">2/2</td>' in row

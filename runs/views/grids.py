@@ -104,6 +104,17 @@ class GridListForm(forms.Form):
     page = forms.IntegerField(required=False, min_value=1, max_value=1_000_000)
 
 
+def _default_field(spec: Any, names: list[str]) -> str:
+    """The field a grid most likely varies: a declared choice, then a bounded number, then
+    any other argument, then the first field."""
+    domains = getattr(spec, "domains", {})
+    for kind in (Choice, Number):
+        for name in names:
+            if isinstance(domains.get(name.removeprefix("args.")), kind):
+                return name
+    return next((n for n in names if n.startswith("args.")), names[0] if names else "")
+
+
 def suggested_values(spec: Any, name: str, current: Any) -> list[str]:
     """Values worth trying for ``name``: every choice of a choice, a few integers or
     multiples of a bounded number, else the current value to edit."""
@@ -145,7 +156,7 @@ def grid_new(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespons
     current = current_fields(spec, node)
     names = list(current)
     chosen = request.GET.get("field") if request.GET.get("field") in current else None
-    chosen = chosen or next((n for n in names if n.startswith("args.")), names[0] if names else "")
+    chosen = chosen or _default_field(spec, names)
     initial = {
         "field": chosen,
         "values": "\n".join(suggested_values(spec, chosen, current.get(chosen))),
@@ -208,7 +219,7 @@ class Cell:
 
 @dataclass
 class MatrixRow:
-    label: str  # the value as typed, or "parent"
+    label: str  # the value as typed; the parent's: the value it had
     run: Run
     cells: list[Cell]
     leaves: list[dict[str, Any]] = field(default_factory=list)
@@ -255,12 +266,25 @@ def _default_leaves(paths: list[str], flats: list[dict[str, Any]]) -> list[str]:
     return [p for p in paths if p in picked]
 
 
+def _parent_value(grid: Grid, nodes: list[Node]) -> str:
+    """The value the grid's field had in the parent, as the fork editor shows it."""
+    node = next((n for n in nodes if n.sequence_id == grid.sequence_id), None)
+    if node is None:
+        return ""
+    try:
+        spec = get_pipeline(grid.source.pipeline).node(node.name)
+    except PipelineError:
+        return ""
+    value = current_fields(spec, node).get(grid.field)
+    return "" if value is None else field_text(value)
+
+
 def build_matrix(
     grid: Grid, rows: list[GridRow], nodes_by_run: dict[int, list[Node]], leaves: list[str] | None
 ) -> dict[str, Any]:
     """The rows (parent first), the aligned step columns and the final-output leaves."""
     parent = grid.source
-    entries = [("parent", parent, True)] + [
+    entries = [(_parent_value(grid, nodes_by_run.get(parent.pk, [])), parent, True)] + [
         (grid.values[r.position] if r.position < len(grid.values) else "?", r.run, False)
         for r in rows
     ]
