@@ -79,6 +79,7 @@ class RunContext:
     # (sequence id, key, occurrence) → the LLMCacheEntry the source's step used for that call:
     # a step that makes the same call reads the same answer back (``cache.get_llm``).
     pins: dict[tuple[int, str, int], str] = field(default_factory=dict)
+    hits: Counter = field(default_factory=Counter)  # pins read from the cache, counted at the end
     # A preview walks the cache the way the fork will, writing nothing: a miss stops it,
     # with "live" (the fork would call out here) or "fails" (the step would fail) set here.
     preview: bool = False
@@ -190,17 +191,17 @@ def run_llm(spec: LLMNode, view: dict, ctx: RunContext, record: StepRecord) -> A
     record.cache_key = key
     pinned = cache.pinned_pk(ctx.pins.get((ctx.sequence_id, key, occurrence)), "llm")
     if ctx.preview:
-        entry = None if ctx.live else cache.get_llm(key, occurrence, pinned, touch=False)
+        entry = None if ctx.live else cache.get_llm(key, occurrence, pinned, touch=False)  # preview
         if entry is None:
             raise PreviewMiss(key)
         return _from_entry(spec, entry, record)
     if ctx.live:
         return _call_llm(spec, request, occurrence, ctx, record)
-    entry = cache.get_llm(key, occurrence, pinned)
+    entry = cache.get_llm(key, occurrence, pinned, touch=False)
     if entry is not None:  # a hit takes no lock
         return _from_entry(spec, entry, record)
     with call_lock(key):  # identical calls in flight go to the provider once
-        entry = cache.get_llm(key, occurrence, pinned)  # stored while we waited?
+        entry = cache.get_llm(key, occurrence, pinned, touch=False)  # stored while we waited?
         if entry is not None:
             return _from_entry(spec, entry, record)
         record.cache_note = cache.explain_llm(spec.name, request)
@@ -303,7 +304,7 @@ def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) ->
         key = tool_cache_key(spec.name, spec.version, {"args": args, "data": data})
         record.cache_key = key
         pinned = cache.pinned_pk(ctx.pins.get((ctx.sequence_id, key, 0)), "tool")
-        entry = None if ctx.live else cache.get_tool(key, 0, pinned, touch=not ctx.preview)
+        entry = None if ctx.live else cache.get_tool(key, 0, pinned, touch=False)
         if entry is not None:
             record.cache_source = "render-cache" if spec.artifact else "tool-cache"
             record.cache_entries.append(f"tool:{entry.pk}")

@@ -9,6 +9,7 @@ parsed). Live mode never reads, and never replaces what cache mode will read.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -75,6 +76,19 @@ def get_tool(
 
 def put_tool(**fields: Any) -> ToolCacheEntry:
     return _keep(ToolCacheEntry, "result", fields)
+
+
+def count_hits(hits: Counter) -> None:
+    """Add a run's cache hits to the entries' counts, once at the end of the run (a step's
+    own transaction carries no bookkeeping). ``hits`` counts pins ("llm:<id>"/"tool:<id>")."""
+    by_table: dict[tuple[str, int], list[int]] = {}
+    for pin, times in hits.items():
+        table, _, pk = pin.partition(":")
+        by_table.setdefault((table, times), []).append(int(pk))
+    now = timezone.now()
+    for (table, times), ids in by_table.items():
+        model = LLMCacheEntry if table == "llm" else ToolCacheEntry
+        model.objects.filter(pk__in=ids).update(hit_count=F("hit_count") + times, last_hit_at=now)
 
 
 def pinned_pk(pinned: str | None, table: str) -> int | None:

@@ -167,10 +167,10 @@ class StepCalls:
             return None
         if call.kind == "llm":
             return cache.get_llm(
-                call.key, call.occurrence, cache.pinned_pk(pinned, "llm"), touch=not self.preview
+                call.key, call.occurrence, cache.pinned_pk(pinned, "llm"), touch=False
             )
         return cache.get_tool(
-            call.key, call.occurrence, cache.pinned_pk(pinned, "tool"), touch=not self.preview
+            call.key, call.occurrence, cache.pinned_pk(pinned, "tool"), touch=False
         )
 
     def replayed(self, request: httpx.Request, call: Call, entry: Any) -> httpx.Response:

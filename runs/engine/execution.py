@@ -20,6 +20,7 @@ from burr.core import Application, State
 from burr.core.application import PRIOR_STEP, SEQUENCE_ID
 from django.conf import settings
 
+from runs.engine import cache
 from runs.engine.actions import RunContext, StepRecord
 from runs.engine.application import build_application, make_context, source_pins
 from runs.engine.errors import NodeFailure, RewindError
@@ -205,6 +206,7 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
         raise RewindError(f"run {run_id} is {run.status}, not queued; it was not started again")
     heartbeat = Heartbeat(run_id)
     heartbeat.start()
+    ctx: RunContext | None = None
     try:
         ctx = _context(run)
         ctx.on_step = on_step
@@ -222,12 +224,19 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
         if not isinstance(exc, RewindError):
             logger.exception("run %s failed unexpectedly", run_id)
         heartbeat.stop()
+        _count_hits(ctx)
         finish_run(run, Run.Status.FAILED, error=_run_error(run, exc))
     else:
         heartbeat.stop()
+        _count_hits(ctx)
         finish_run(run, Run.Status.COMPLETED, artifact=ctx.artifact)
     run.refresh_from_db()
     return run
+
+
+def _count_hits(ctx: RunContext | None) -> None:
+    if ctx is not None and ctx.hits:
+        cache.count_hits(ctx.hits)
 
 
 def _run_error(run: Run, exc: BaseException) -> str:

@@ -28,7 +28,7 @@ from runs.engine.capture import StepCalls
 from runs.engine.errors import NodeFailure, storable_text
 from runs.engine.hashing import content_sha256, semantic_state
 from runs.engine.persister import DjangoPersister
-from runs.models import Edge, Node, Run
+from runs.models import Edge, Node
 
 
 def failure_message(exception: BaseException) -> str:
@@ -91,11 +91,14 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
             self.calls.__exit__()
             record = observed_step(action, self.calls, self.before, state, self.started)
             self.calls = None
-            return record
-        if result is not None and "telemetry" in result:
-            return result["telemetry"]
-        # The action raised before returning: use what it had recorded so far.
-        return self.ctx.current or StepRecord(kind=self.ctx.pipeline.node(action.name).kind)
+        elif result is not None and "telemetry" in result:
+            record = result["telemetry"]
+        else:
+            # The action raised before returning: use what it had recorded so far.
+            record = self.ctx.current or StepRecord(kind=self.ctx.pipeline.node(action.name).kind)
+        if record.cache_source not in {"live", "override"}:
+            self.ctx.hits.update(record.cache_entries)  # counted once, at the end of the run
+        return record
 
     def write(
         self,
@@ -135,7 +138,6 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
                     to_node=name,
                     condition=self.ctx.pipeline.condition_label(self.ctx.previous_node, name),
                 )
-            Run.objects.beat(self.ctx.run_id)
         self.ctx.previous_node = name
         self.ctx.current = None
         if self.ctx.on_step is not None:

@@ -735,3 +735,28 @@ def test_credentials_in_the_base_url_never_land_in_the_database(
     fork = run_fork(research_run, "plan", "prompt", "Plan again.")
     assert fork.status == Run.Status.FAILED
     assert "pw-canary-93b1" not in database_dump()
+
+
+def test_cache_hits_are_counted_once_at_the_end_of_a_run_not_per_step(research_run):
+    """Issue 10: a step's own work carries no bookkeeping. The hit counts of what a replay
+    read are added in one UPDATE per table at the end of the run, and no step beats the
+    heartbeat (the heartbeat thread does)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    before = {e.pk: e.hit_count for e in LLMCacheEntry.objects.all()}
+    replay = create_fork(research_run, "plan")
+    with CaptureQueriesContext(connection) as queries:
+        replay = execute_run(replay.pk)
+
+    assert replay.status == Run.Status.COMPLETED, replay.error
+    read = [n for n in steps(replay) if n.kind == "llm"]
+    after = {e.pk: e.hit_count for e in LLMCacheEntry.objects.all()}
+    for node in read:
+        pk = int(node.cache_entries[0].removeprefix("llm:"))
+        assert after[pk] == before[pk] + 1, node.name
+    statements = [q["sql"] for q in queries.captured_queries]
+    cache_updates = [s for s in statements if s.startswith("UPDATE") and "cacheentry" in s]
+    assert len(cache_updates) == 2  # llm and tool entries, once each, for all 8 steps
+    run_updates = [s for s in statements if s.startswith("UPDATE") and '"runs_run"' in s]
+    assert len(run_updates) <= 2  # claim and finish, whatever the number of steps
