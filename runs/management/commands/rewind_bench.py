@@ -1,13 +1,11 @@
 from __future__ import annotations
 
-import time
-import tracemalloc
 import uuid
-from collections.abc import Callable
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from runs.engine.bench import NOT_MEASURED, best_time, diff_figure, peak_memory, replay_figures
 from runs.engine.diff import diff_runs
 from runs.engine.execution import execute_run
 from runs.engine.forks import create_fork
@@ -15,20 +13,6 @@ from runs.engine.new_runs import create_run
 from runs.engine.replays import create_replay
 from runs.management.base import RewindCommand
 from runs.models import Run
-
-
-def measure(work: Callable[[], Any], repeat: int) -> tuple[float, int, Any]:
-    """Best wall time of ``repeat`` tries (noise only ever adds time) and peak traced memory."""
-    best, peak, result = float("inf"), 0, None
-    for _ in range(repeat):
-        tracemalloc.start()
-        started = time.perf_counter()
-        result = work()
-        elapsed = time.perf_counter() - started
-        peak = max(peak, tracemalloc.get_traced_memory()[1])
-        tracemalloc.stop()
-        best = min(best, elapsed)
-    return best, peak, result
 
 
 class Command(RewindCommand):
@@ -55,12 +39,14 @@ class Command(RewindCommand):
             )
             return execute_run(create_run("research", {"question": question}).pk)
 
-        cold_s, cold_mem, source = measure(cold_run, repeat)
+        cold_s, source = best_time(cold_run, repeat)
         if source.status != Run.Status.COMPLETED:  # nothing to replay or fork: say why
             raise CommandError(f"bench: run {source.pk} {source.status}: {source.error}")
-        replay_s, replay_mem, replay = measure(
-            lambda: execute_run(create_replay(source).pk), repeat
-        )
+
+        def replay_once() -> Run:
+            return execute_run(create_replay(source).pk)
+
+        replay_s, replay = best_time(replay_once, repeat)
         scales = iter(range(2, 2 + repeat))
 
         def fork_at_analyse() -> Run:
@@ -68,8 +54,16 @@ class Command(RewindCommand):
             scale = str(next(scales) + 0.5)
             return execute_run(create_fork(source, "analyse", "args.cost_scale", scale).pk)
 
-        fork_s, _, fork = measure(fork_at_analyse, repeat)
-        diff_s, _, _ = measure(lambda: diff_runs(source, fork), repeat)
+        fork_s, fork = best_time(fork_at_analyse, repeat)
+        diff_s, _ = best_time(lambda: diff_runs(source, fork), repeat)
+        # Memory in passes of their own: tracing inflates time, so no timing runs under it.
+        cold_mem = peak_memory(cold_run)
+        replay_mem = peak_memory(replay_once)
+        table = [
+            *replay_figures(source, replay_once, repeat),
+            diff_figure(100_000, repeat),
+            *NOT_MEASURED,
+        ]
         figures = {
             "cold_run_s": round(cold_s, 4),
             "cached_replay_s": round(replay_s, 4),
@@ -85,9 +79,18 @@ class Command(RewindCommand):
             "replay_identical": replay.trajectory_sha256 == source.trajectory_sha256,
             "repeat": repeat,
             "simulator": bool(source.provider.get("simulator")),
+            "figures": table,
         }
         if options["json"]:
             self.print_json(figures)
             return
         for name, value in figures.items():
-            self.stdout.write(f"{name:<30} {value}")
+            if name != "figures":
+                self.stdout.write(f"{name:<30} {value}")
+        self.stdout.write("")
+        for row in table:
+            verdict = {True: "PASS", False: "FAIL", None: "----"}[row["pass"]]
+            detail = (
+                f"{row['ratio']} (goal {row['goal']})" if "ratio" in row else row.get("note", "")
+            )
+            self.stdout.write(f"{verdict}  {row['figure']}: {detail}")
