@@ -48,6 +48,14 @@ ROUTES = [
     Route("node-fork", "/runs/{run}/nodes/0/fork/", "GET", "login"),
     Route("node-fork", "/runs/{run}/nodes/0/fork/", "POST", "login"),
     Route("compare", "/compare/{run}/{run}/", "GET", "login"),
+    Route("compare-pick", "/compare/", "GET", "login"),
+    Route("run-export", "/runs/{run}/export/", "GET", "login"),
+    Route("node-grid", "/runs/{run}/nodes/0/grid/", "GET", "login"),
+    Route("node-grid", "/runs/{run}/nodes/0/grid/", "POST", "login"),
+    Route("run-stability", "/runs/{run}/stability/", "GET", "login"),
+    Route("run-stability", "/runs/{run}/stability/", "POST", "login"),
+    Route("grid-list", "/grids/", "GET", "login"),
+    Route("grid-detail", "/grids/1/", "GET", "login"),
     Route("settings", "/settings/", "GET", "login"),
     Route("settings", "/settings/", "POST", "login"),
     Route("health", "/api/health", "GET", "open"),
@@ -126,7 +134,8 @@ def test_a_signed_in_user_reaches_every_page(research_run, django_user_model):
     client = Client()
     client.force_login(django_user_model.objects.create_user("analyst"))
     for route in ROUTES:
-        if route.method != "GET" or route.name in {"run-events"}:
+        # The event stream never ends; a grid page needs a grid (test_grid_page.py has them).
+        if route.method != "GET" or route.name in {"run-events", "grid-detail"}:
             continue
         response = client.get(url(route, research_run))
         assert response.status_code in (200, 286, 302), route  # 286: htmx "stop polling"
