@@ -75,7 +75,8 @@ def test_an_llm_step_shows_its_prompt_inputs_output_and_hashes(signed_in, resear
     text = inspect(signed_in, research_run, plan.sequence_id)
 
     assert "<html" in text
-    assert f'<a href="/runs/{research_run.pk}/">← run {research_run.pk}</a>' in text
+    assert '<section id="run-graph"' in text  # the run's page, the inspector beside its graph
+    assert f'<a href="/runs/{research_run.pk}/" class="close"' in text
     assert "<h2>plan <small" in text
     for message in plan.prompt:
         assert f'<span class="role">{message["role"]}</span>' in text
@@ -96,9 +97,16 @@ def test_htmx_gets_only_the_inspector(signed_in, research_run):
     text = inspect(signed_in, research_run, 0, headers=HTMX)
 
     assert "<html" not in text
-    assert "← run" not in text  # the page around it is not sent
+    assert "<h1>" not in text  # the page around it is not sent ...
+    assert text.lstrip().startswith('<div class="inspector-head">')
     assert "<h2>plan <small" in text
     assert 'hx-target="#inspector"' in text  # its fork link swaps into the same region
+    # ... only, out of band, the graph and timeline that highlight the step
+    assert (
+        '<section id="run-graph" class="run-graph" aria-labelledby="run-graph-title" hx-swap-oob="true">'
+        in text
+    )
+    assert "<h1" not in text and '<p class="meta">' not in text
 
 
 def test_a_tool_step_shows_its_args_and_no_prompt(signed_in, research_run):

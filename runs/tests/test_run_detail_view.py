@@ -93,21 +93,24 @@ def test_the_graph_of_a_fork_shows_inherited_and_cached_steps(signed_in, researc
     assert f'href="/compare/{research_run.pk}/{fork.pk}/"' in text
 
 
-def test_the_cost_bar_lists_each_step_and_the_totals(signed_in, research_run):
+def test_the_totals_and_each_steps_tokens_and_cost_are_shown(signed_in, research_run):
     nodes = list(research_run.nodes.all())
     total = sum(n.total_tokens for n in nodes)
 
     text = page(signed_in, research_run)
 
-    cost = text[text.index('<section class="cost">') : text.index("</section>")]
+    cost = text[text.index('<p class="cost">') :]
+    cost = cost[: cost.index("</p>")]
     assert f"{total} tokens" in cost
     assert "tokens avoided" in cost
+    timeline = text[text.index('<section id="run-timeline"') :]
+    timeline = timeline[: timeline.index("</section>")]
     for node in nodes:
-        assert (
-            f'<meter min="0" max="{max(n.total_tokens for n in nodes)}" value="{node.total_tokens}">'
-            in cost
-        )
-        assert f"<td>{node.name}</td>" in cost
+        row = timeline[timeline.index(f'id="step-{node.sequence_id}"') :]
+        row = row[: row.index("</li>")]
+        assert f'<span class="name">{node.name}</span>' in row
+        assert f'<span class="num tokens">{node.total_tokens} tok</span>' in row
+        assert f"${node.cost_usd:.6f}" in row
 
 
 def test_the_artifact_is_rendered_as_html_with_its_hash_and_a_download_link(

@@ -8,7 +8,9 @@ from django.http import (
     HttpResponse,
 )
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_http_methods
 
 from runs.engine.errors import PipelineError, RewindError
@@ -21,16 +23,26 @@ from runs.presenters import (
     pretty_json,
 )
 from runs.tasks import enqueue_run
-from runs.views.common import _get_node, _get_run, _go, _partial
+from runs.views.common import _get_node, _get_run, _go
+from runs.views.runs import graph_context, run_context, run_steps
+
+# What an inspector swap also updates: the graph and the timeline (to highlight the step)
+# and, while the run goes on, the live stream (so its next update keeps the highlight).
+SELECTION_REGIONS = ("run-graph", "run-timeline", "run-stream")
 
 
-@require_GET
-def node_detail(request: HttpRequest, run_id: int, sequence_id: int) -> HttpResponse:
-    run = _get_run(run_id)
-    node = _get_node(run, sequence_id)
-    context = {
+def _inspector_context(run: Run, node: Node, steps: list[Node]) -> dict:
+    """The step, its neighbours in the run and, for a node that ran more than once, which
+    visit this is."""
+    index = next(i for i, step in enumerate(steps) if step.pk == node.pk)
+    visits = [step.sequence_id for step in steps if step.name == node.name]
+    return {
         "run": run,
         "node": node,
+        "previous_step": steps[index - 1] if index > 0 else None,
+        "next_step": steps[index + 1] if index + 1 < len(steps) else None,
+        "visit": visits.index(node.sequence_id) + 1,
+        "visits": len(visits),
         "cache_help": CACHE_SOURCE_HELP.get(node.cache_source, ""),
         "inputs_json": pretty_json(node.inputs),
         "output_json": pretty_json(node.output),
@@ -49,7 +61,31 @@ def node_detail(request: HttpRequest, run_id: int, sequence_id: int) -> HttpResp
             }
         ),
     }
-    return _partial(request, "runs/node_detail.html", "inspector", context)
+
+
+@require_GET
+def node_detail(request: HttpRequest, run_id: int, sequence_id: int) -> HttpResponse:
+    """The inspector beside the run's graph: the whole page, or (htmx, a click on a step) the
+    inspector with the graph, timeline and stream swapped out of band to highlight the step.
+    Constant queries: the run, the step, the run's steps (and the page's cache usage)."""
+    run = _get_run(run_id)
+    node = _get_node(run, sequence_id)
+    steps = run_steps(run)
+    selected = next(step for step in steps if step.pk == node.pk)
+    inspector = _inspector_context(run, node, steps)
+    if request.htmx and not request.htmx.history_restore_request:
+        context = {**graph_context(run, steps, selected), **inspector}
+        html = render_to_string("runs/node_detail.html#inspector", context, request=request)
+        context["oob"] = True
+        for region in SELECTION_REGIONS:
+            html += render_to_string(f"runs/run_detail.html#{region}", context, request=request)
+        response = HttpResponse(html)
+    else:  # a link followed without JavaScript, a reload, or htmx restoring history
+        context = {**run_context(run, steps, selected), **inspector}
+        response = render(request, "runs/node_detail.html", context)
+    # The same URL answers a page and a fragment: a cache must not give one for the other.
+    patch_vary_headers(response, ("HX-Request", "HX-History-Restore-Request"))
+    return response
 
 
 def _fork_spec(run: Run, node: Node):
