@@ -145,8 +145,9 @@ def test_the_command_text_says_unknown_not_zero(serve_simulator, db):
 
 
 def cost_section(page: str) -> str:
-    start = page.index('<section class="cost">')
-    return page[start : page.index("</section>", start)]
+    """The totals line and the timeline's rows (each step's tokens, cost, duration)."""
+    start = page.index('<p class="cost">')
+    return page[start : page.index("</section>", page.index('<section id="run-timeline"'))]
 
 
 def test_the_run_page_shows_a_dash_not_zero_dollars(unpriced_run, signed_in, serve_simulator):
@@ -160,9 +161,9 @@ def test_the_run_page_shows_a_dash_not_zero_dollars(unpriced_run, signed_in, ser
     assert "cost —" in summary
     assert "$" not in summary
     for name in LLM_NODES:
-        row = cost[cost.index(f"<td>{name}</td>") :]
-        row = row[: row.index("</tr>")]
-        assert ">—</td>" in row, row
+        row = cost[cost.index(f'<span class="name">{name}</span>') :]
+        row = row[: row.index("</li>")]
+        assert ">—</span>" in row, row
         assert "0.000000" not in row, row
 
     serve_simulator()  # a run answered as the priced simulator still shows dollars
