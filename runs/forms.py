@@ -11,11 +11,20 @@ from typing import Any
 
 from django import forms
 
-from runs.engine.errors import InputError, OverrideError, RewindError
+from runs.engine.apps import BurrApp
+from runs.engine.domains import Domain, Number
+from runs.engine.errors import OverrideError, PipelineError, RewindError
 from runs.engine.hashing import canonical_json
 from runs.engine.new_runs import create_run
-from runs.engine.overrides import MAX_TEMPERATURE, Override, current_fields, parse_override
-from runs.engine.pipeline import LLMNode, NodeSpec, get_pipeline, pipeline_names
+from runs.engine.overrides import (
+    MAX_TEMPERATURE,
+    Override,
+    check_clean,
+    current_fields,
+    parse_override,
+    typed_like,
+)
+from runs.engine.pipeline import LLMNode, NodeSpec, Pipeline, get_pipeline, pipeline_names
 from runs.engine.providers.client import PRESETS, strip_credentials
 from runs.models import Node, Run
 
@@ -25,11 +34,63 @@ STATUS_CHOICES = [("", "any status"), *Run.Status.choices]
 class RunFilterForm(forms.Form):
     pipeline = forms.CharField(required=False, max_length=100)
     status = forms.ChoiceField(required=False, choices=STATUS_CHOICES)
+    # A run id ("12", "run 12", "#12"), or text found in the pipeline, the fork point, the
+    # changed field or its value.
+    q = forms.CharField(required=False, max_length=200, label="Search")
     page = forms.IntegerField(required=False, min_value=1, max_value=1_000_000)
 
 
 class CompareForm(forms.Form):
     only = forms.ChoiceField(required=False, choices=[("", "all"), ("different", "different")])
+
+
+class RunIdsField(forms.Field):
+    """Every value of a repeated query parameter (``?run=3&run=7``) as run ids."""
+
+    widget = forms.MultipleHiddenInput
+    MAX_IDS = 100
+
+    def to_python(self, value: Any) -> list[int]:
+        values = [item for item in value or [] if str(item).strip()]
+        if len(values) > self.MAX_IDS:
+            raise forms.ValidationError(f"at most {self.MAX_IDS} runs")
+        ids = []
+        for item in values:
+            try:
+                number = int(str(item).strip())
+            except ValueError:
+                raise forms.ValidationError(f"not a run id: {str(item)[:40]!r}") from None
+            if not 1 <= number <= 2**31 - 1:
+                raise forms.ValidationError(f"not a run id: {number}")
+            ids.append(number)
+        return ids
+
+
+class ComparePickForm(forms.Form):
+    """Two runs to compare: ``a`` and ``b`` (the compare page's picker), or exactly two
+    ``run`` checkboxes of the runs list — the older run is A, the newer B."""
+
+    a = forms.IntegerField(required=False, min_value=1, max_value=2**31 - 1, label="Run A")
+    b = forms.IntegerField(required=False, min_value=1, max_value=2**31 - 1, label="Run B")
+    run = RunIdsField(required=False)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        a, b, chosen = data.get("a"), data.get("b"), data.get("run") or []
+        if a is not None or b is not None:
+            if a is None or b is None:
+                raise forms.ValidationError("choose both runs, A and B")
+        elif len(chosen) == 2:
+            a, b = sorted(chosen)
+        else:
+            raise forms.ValidationError(
+                f"select exactly two runs to compare; {len(chosen) or 'none'} "
+                f"{'was' if len(chosen) == 1 else 'were'} selected"
+            )
+        data["a"], data["b"] = a, b
+        return data
 
 
 def field_text(value: Any) -> str:
@@ -41,54 +102,162 @@ def field_text(value: Any) -> str:
     return json.dumps(value)
 
 
-class NewRunForm(forms.Form):
-    pipeline = forms.ChoiceField()
-    inputs = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="JSON object of the pipeline's inputs (omitted ones take their defaults); "
-        "for a Burr app, the runtime inputs of its first turn, as app.run(inputs=…).",
+INPUT_PREFIX = "input."
+
+
+def _input_field(name: str, default: Any, domain: Domain | None) -> forms.Field:
+    """A typed field for one declared input of a pipeline: its domain's choices as a select
+    and bounds as min/max, otherwise a widget for the type of its default. The value is read
+    (``typed_like``) and checked against the domain in :meth:`NewRunForm.clean`."""
+    common: dict[str, Any] = {"required": False, "strip": False, "label": name}
+    if domain is not None:
+        widget = domain.widget()
+        if "choices" in widget:
+            choices = list(widget["choices"])
+            if field_text(default) not in choices:
+                choices.insert(0, field_text(default))
+            return forms.CharField(widget=forms.Select(choices=[(c, c) for c in choices]), **common)
+        if isinstance(domain, Number):
+            return forms.CharField(
+                widget=forms.NumberInput(attrs=widget["attrs"]),
+                help_text=domain.describe(),
+                **common,
+            )
+        attrs = dict(widget.get("attrs") or {})
+        if isinstance(default, str) and (len(default) > 60 or "\n" in default):
+            return forms.CharField(widget=forms.Textarea(attrs={"rows": 3, **attrs}), **common)
+        return forms.CharField(widget=forms.TextInput(attrs=attrs), **common)
+    if isinstance(default, bool):
+        return forms.CharField(
+            widget=forms.Select(choices=[("true", "true"), ("false", "false")]), **common
+        )
+    if isinstance(default, int | float):
+        step = "1" if isinstance(default, int) else "any"
+        return forms.CharField(widget=forms.NumberInput(attrs={"step": step}), **common)
+    if isinstance(default, str):
+        if len(default) > 60 or "\n" in default:
+            return forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), **common)
+        return forms.CharField(**common)
+    return forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4, "class": "json"}),
+        help_text="JSON",
+        **common,
     )
-    model = forms.CharField(required=False, max_length=200, help_text="blank: the configured model")
-    temperature = forms.FloatField(
-        required=False, min_value=0.0, max_value=MAX_TEMPERATURE, help_text="blank: the default"
-    )
-    halt_after = forms.CharField(
-        required=False,
-        max_length=1000,
-        help_text="Burr apps: a turn ends after these actions (comma-separated), as app.run(halt_after=…)",
-    )
-    halt_before = forms.CharField(
-        required=False, max_length=1000, help_text="Burr apps: a turn ends before these actions"
-    )
-    turns = forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Burr apps: the runtime inputs of each later turn, one JSON object per line "
-        '(a chat\'s next messages: {"prompt": "and then?"})',
-    )
+
+
+def _default_pipeline() -> str:
+    from django.conf import settings
+
+    names = pipeline_names()
+    default = settings.REWIND_DEFAULT_PIPELINE
+    return default if default in names or not names else names[0]
+
+
+class PipelinePickForm(forms.Form):
+    """Which pipeline the new-run form is built for (``GET /runs/new/?pipeline=…``)."""
+
+    pipeline = forms.ChoiceField(required=False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.fields["pipeline"].choices = [(n, n) for n in pipeline_names()]
+
+    def chosen(self) -> str:
+        return self.cleaned_data.get("pipeline") or _default_pipeline()
+
+
+class NewRunForm(forms.Form):
+    """A new run, with one typed field per input the pipeline declares.
+
+    A declared pipeline: one field per ``pipeline.inputs`` (named ``input.<name>``), typed
+    like its default and limited by ``input_domains``, plus model and temperature. A Burr app:
+    one text field per runtime input its actions take (blank: not given), plus the halts and
+    later turns of ``app.run``. Which pipeline is the ``pipeline`` value posted (or given)."""
+
+    pipeline = forms.ChoiceField(widget=forms.HiddenInput)
+
+    # What a new-run POST may carry besides its fields.
+    CONTROL_FIELDS = frozenset({"csrfmiddlewaretoken"})
+
+    def __init__(self, *args: Any, pipeline: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         names = pipeline_names()
         self.fields["pipeline"].choices = [(n, n) for n in names]
-        if not self.is_bound and names:
-            from django.conf import settings
-
-            default = settings.REWIND_DEFAULT_PIPELINE
-            default = default if default in names else names[0]
-            self.initial.setdefault("pipeline", default)
-            self.initial.setdefault("inputs", field_text(dict(get_pipeline(default).inputs)))
-
-    def clean_inputs(self) -> dict[str, Any]:
+        posted = self.data.get("pipeline") if self.is_bound else None
+        self.pipeline_name = (
+            posted if posted in names else pipeline if pipeline in names else _default_pipeline()
+        )
+        self.initial.setdefault("pipeline", self.pipeline_name)
+        self.spec: Pipeline | BurrApp | None = None
+        self.load_error = ""
         try:
-            value = json.loads(self.cleaned_data["inputs"] or "{}")
-        except json.JSONDecodeError as exc:
-            raise forms.ValidationError(
-                f"not valid JSON ({exc.msg} at position {exc.pos})"
-            ) from None
-        if not isinstance(value, dict):
-            raise forms.ValidationError('must be a JSON object, e.g. {"region": "east"}')
-        return value
+            self.spec = get_pipeline(self.pipeline_name) if self.pipeline_name else None
+        except PipelineError as exc:
+            self.load_error = str(exc)
+        self.input_names: list[str] = []
+        if isinstance(self.spec, BurrApp):
+            self._app_fields(self.spec)
+        elif self.spec is not None:
+            self._pipeline_fields(self.spec)
+
+    @property
+    def is_app(self) -> bool:
+        return isinstance(self.spec, BurrApp)
+
+    @property
+    def description(self) -> str:
+        return self.spec.description if self.spec is not None else ""
+
+    def _pipeline_fields(self, spec: Pipeline) -> None:
+        for name, default in spec.inputs.items():
+            key = INPUT_PREFIX + name
+            self.fields[key] = _input_field(name, default, spec.input_domains.get(name))
+            self.initial.setdefault(key, field_text(default))
+            self.input_names.append(name)
+        self.fields["model"] = forms.CharField(
+            required=False, max_length=200, help_text="blank: the configured model"
+        )
+        self.fields["temperature"] = forms.FloatField(
+            required=False, min_value=0.0, max_value=MAX_TEMPERATURE, help_text="blank: the default"
+        )
+
+    def _app_fields(self, app: BurrApp) -> None:
+        takers: dict[str, list[str]] = {}
+        for node in app.nodes:
+            for name in node.inputs:
+                takers.setdefault(name, []).append(node.name)
+        for name in takers:  # in the order the actions first take them
+            self.fields[INPUT_PREFIX + name] = forms.CharField(
+                required=False,
+                strip=False,
+                label=name,
+                widget=forms.Textarea(attrs={"rows": 2}),
+                help_text=f"runtime input of {', '.join(takers[name])}; blank: not given",
+            )
+            self.input_names.append(name)
+        actions = ", ".join(node.name for node in app.nodes)
+        self.fields["halt_after"] = forms.CharField(
+            required=False,
+            max_length=1000,
+            help_text=f"a turn ends after these actions (comma-separated; {actions}), as "
+            "app.run(halt_after=…)",
+        )
+        self.fields["halt_before"] = forms.CharField(
+            required=False, max_length=1000, help_text="a turn ends before these actions"
+        )
+        self.fields["turns"] = forms.CharField(
+            required=False,
+            widget=forms.Textarea(attrs={"rows": 3}),
+            help_text="the runtime inputs of each later turn, one JSON object per line "
+            '(a chat\'s next messages: {"prompt": "and then?"})',
+        )
+
+    def input_fields(self) -> list[forms.BoundField]:
+        return [self[INPUT_PREFIX + name] for name in self.input_names]
+
+    def other_fields(self) -> list[forms.BoundField]:
+        skip = {"pipeline", *(INPUT_PREFIX + name for name in self.input_names)}
+        return [self[name] for name in self.fields if name not in skip]
 
     def _names(self, field: str) -> list[str]:
         return [name.strip() for name in self.cleaned_data[field].split(",") if name.strip()]
@@ -107,35 +276,80 @@ class NewRunForm(forms.Form):
             turns.append(value)
         return turns
 
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.load_error:
+            raise forms.ValidationError(self.load_error)
+        # Never a silent no-op: what the form does not know is refused, by name.
+        extra = sorted(set(self.data) - set(self.fields) - self.CONTROL_FIELDS)
+        unknown = [key[len(INPUT_PREFIX) :] for key in extra if key.startswith(INPUT_PREFIX)]
+        if unknown:
+            raise forms.ValidationError(
+                f"unknown input {', '.join(map(repr, unknown))}; {self.pipeline_name} takes "
+                + (", ".join(self.input_names) or "no inputs")
+            )
+        if extra:
+            raise forms.ValidationError(
+                f"unknown field {', '.join(map(repr, extra))}: the form of {self.pipeline_name} "
+                f"has {', '.join(name for name in self.fields if name != 'pipeline')}"
+                + (" (each input is its own field)" if "inputs" in extra else "")
+            )
+        inputs: dict[str, Any] = {}
+        for name in self.input_names:
+            key = INPUT_PREFIX + name
+            if key not in data:
+                continue  # refused by the field itself
+            raw = _normalise(data[key])
+            if self.is_app:
+                if raw:
+                    inputs[name] = raw
+                continue
+            if key not in self.data:
+                continue  # not sent: the default
+            spec = self.spec
+            assert isinstance(spec, Pipeline)
+            try:
+                value = typed_like(name, raw, spec.inputs[name])
+                check_clean(name, value)
+                domain = spec.input_domains.get(name)
+                inputs[name] = domain.check(name, value) if domain is not None else value
+            except OverrideError as exc:
+                self.add_error(key, str(exc))
+        data["inputs"] = inputs
+        return data
+
     def create(self) -> Run:
         """Create the queued run; engine errors become form errors."""
         data = self.cleaned_data
+        app = self.is_app
         try:
             return create_run(
-                data["pipeline"],
+                self.pipeline_name,
                 data["inputs"],
-                turns=data["turns"],
-                halt_after=self._names("halt_after"),
-                halt_before=self._names("halt_before"),
-                model=data["model"] or None,
-                temperature=data["temperature"],
+                turns=data["turns"] if app else None,
+                halt_after=self._names("halt_after") if app else None,
+                halt_before=self._names("halt_before") if app else None,
+                model=None if app else data["model"] or None,
+                temperature=None if app else data["temperature"],
                 from_text=False,
             )
         except RewindError as exc:
-            self.add_error("inputs" if isinstance(exc, InputError) else None, str(exc))
+            self.add_error(None, str(exc))
             raise
 
 
 class ForkForm(forms.Form):
     """One input per field the node consumes, pre-filled; exactly one may be changed.
 
-    No change is an unchanged replay (also offered as its own button)."""
+    Nothing changed is refused with a message saying it would be an unchanged replay
+    (``nothing_changed``): a replay is made only by its own button, never by accident."""
 
     def __init__(self, spec: NodeSpec, node: Node, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.spec, self.node = spec, node
         self.current = current_fields(spec, node)
         self.override: Override | None = None
+        self.nothing_changed = False
         for name, value in self.current.items():
             self.fields[name] = self._field_for(name, value)
             # A call that named no model or temperature (the provider's default): blank, not
@@ -222,6 +436,13 @@ class ForkForm(forms.Form):
             else:
                 if canonical_json(self.override.value) == canonical_json(self.current[name]):
                     self.override = None  # "0" for 0.0: the text changed, the value did not
+        if self.override is None and not self._errors:
+            self.nothing_changed = True
+            raise forms.ValidationError(
+                f"Nothing changed: forking here would replay run {self.node.run_id} unchanged "
+                f"from {self.spec.name}. Change one field, or replay it unchanged on purpose.",
+                code="unchanged",
+            )
         return data
 
 

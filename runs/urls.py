@@ -32,6 +32,7 @@ urlpatterns = [
     path("runs/<int:run_id>/stability/", stability.run_stability, name="run-stability"),
     path("grids/", grids.grid_list, name="grid-list"),
     path("grids/<int:grid_id>/", grids.grid_detail, name="grid-detail"),
+    path("compare/", compare.compare_pick, name="compare-pick"),
     path("compare/<int:run_a>/<int:run_b>/", compare.compare, name="compare"),
     path("settings/", settings_views.provider_settings, name="settings"),
     path("api/health", api.health, name="health"),

@@ -1,6 +1,7 @@
 """``/compare/<a>/<b>/``: the verdict (first divergence, or "identical" for an unchanged
-replay), the per-node hash table with its "different only" toggle, the changed fields and the
-unified artifact diff; htmx gets the ``#diff`` fragment."""
+replay), the per-step table (output hashes, deltas) with its "different only" toggle, the
+changed fields and the artifact diff; htmx gets the ``#diff`` fragment. Comparing any two
+runs, word-level highlights and the side-by-side artifact are in ``test_compare_any.py``."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ def cost_fork(research_run, run_fork) -> Run:
 
 def hash_rows(text: str) -> list[tuple[str, str]]:
     """``[(node name, "same" | "different")]`` from the hash table."""
-    table = text[text.index('<table class="hashes">') : text.index("</table>")]
+    start = text.index('<table class="hashes steps">')
+    table = text[start : text.index("<tfoot>", start)]
     found = []
     for row in table.split('<tr class="')[1:]:
         kind = row.split('"', 1)[0]
@@ -103,8 +105,8 @@ def test_the_hash_table_has_every_node(signed_in, research_run, cost_fork):
     ]
     analyse_a = research_run.nodes.get(name="analyse").output_sha256
     analyse_b = cost_fork.nodes.get(name="analyse").output_sha256
-    assert f"<code>{analyse_a[:16]}…</code>" in text
-    assert f"<code>{analyse_b[:16]}…</code>" in text
+    assert f'<code class="sha" title="{analyse_a}">{analyse_a[:12]}</code>' in text
+    assert f'<code class="sha" title="{analyse_b}">{analyse_b[:12]}</code>' in text
 
 
 def test_different_only_hides_the_same_rows(signed_in, research_run, cost_fork):
@@ -123,10 +125,10 @@ def test_the_changed_fields_show_old_and_new_values(signed_in, research_run, cos
 
     text = signed_in.get(url(research_run, cost_fork)).content.decode()
 
-    assert (
-        f'<code>groups.A.total_cost</code>: <span class="old">{a}</span> → '
-        f'<span class="new">{b}</span>'
-    ) in text
+    item = text[text.index('<code class="path">groups.A.total_cost</code>') :]
+    item = " ".join(item[: item.index("</li>")].split())
+    assert f'<span class="old">{a}</span> → <span class="new">{b}</span>' in item
+    assert f"({'+' if b > a else '−'}{abs(b - a):,.6g})" in item  # the number's change
 
 
 def test_the_artifacts_are_compared_with_a_unified_diff(signed_in, research_run, cost_fork):
@@ -151,7 +153,7 @@ def test_htmx_gets_only_the_diff(signed_in, research_run, cost_fork):
     assert response.status_code == 200
     assert "<html" not in text
     assert "<h1>" not in text  # the heading is outside the fragment
-    assert "First divergence" in text and '<table class="hashes">' in text
+    assert "First divergence" in text and '<table class="hashes steps">' in text
 
 
 # --- an unchanged replay ---------------------------------------------------------------------

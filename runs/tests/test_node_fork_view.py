@@ -1,6 +1,7 @@
 """``/runs/<run>/nodes/<sequence_id>/fork/``: the fork editor. GET offers exactly the fields
 the node consumes, pre-filled, with the dirty-set preview; POST with one changed field creates
-that fork (and enqueues it), with none an unchanged replay. Anything else is a 400 that shows
+that fork (and enqueues it); with none it says it would be an unchanged replay and writes
+nothing until the "Replay unchanged" button asks for one. Anything else is a 400 that shows
 why next to the field and writes nothing."""
 
 from __future__ import annotations
@@ -246,11 +247,50 @@ def test_the_replay_button_creates_an_unchanged_replay(signed_in, research_run, 
     assert replay.override is None  # the button wins over an edited field
 
 
-def test_submitting_the_editor_untouched_is_an_unchanged_replay(signed_in, research_run):
-    response = signed_in.post(url(research_run, CRITIQUE), current(research_run, CRITIQUE))
+def nothing_changed_notice(text: str) -> str:
+    start = text.index('<div class="verdict diverged nothing-changed" role="alert">')
+    return " ".join(text[start : text.index("</div>", start)].split())
 
-    assert response.status_code == 302
-    assert newest_run().override is None and newest_run().parent_id == research_run.pk
+
+@pytest.mark.parametrize("headers", [{}, HTMX])
+def test_submitting_the_editor_untouched_says_it_would_replay_and_makes_nothing(
+    signed_in, research_run, headers
+):
+    before = rows()
+
+    response = signed_in.post(
+        url(research_run, CRITIQUE), current(research_run, CRITIQUE), headers=headers
+    )
+
+    assert response.status_code == 400
+    assert rows() == before  # no silent replay
+    text = response.content.decode()
+    notice = nothing_changed_notice(text)
+    assert "<strong>Nothing changed.</strong>" in notice
+    assert f"Forking run {research_run.pk} at critique with every field as it was" in notice
+    assert "would be an <strong>unchanged replay</strong>" in notice
+    assert "press <strong>Replay unchanged</strong>" in notice
+    # the fields keep what was sent, and the replay button is there to confirm
+    assert '<button type="submit" name="replay" value="1" class="secondary">' in text
+    assert ("<html" in text) is not bool(headers)
+
+
+def test_posting_no_field_at_all_says_the_same(signed_in, research_run):
+    # A client may post only its change; one that posts no field has changed nothing.
+    before = rows()
+
+    response = signed_in.post(url(research_run, ANALYSE), {"csrfmiddlewaretoken": "token"})
+
+    assert response.status_code == 400
+    assert rows() == before
+    assert "Nothing changed." in nothing_changed_notice(response.content.decode())
+
+
+def test_an_ordinary_error_is_not_called_nothing_changed(signed_in, research_run):
+    response = signed_in.post(url(research_run, ANALYSE), {"args.cost_scale": "abc"})
+
+    assert response.status_code == 400
+    assert "nothing-changed" not in response.content.decode()
 
 
 def test_an_unchanged_replay_reproduces_the_run_for_free(
@@ -406,9 +446,20 @@ def test_a_run_of_a_pipeline_no_longer_registered_cannot_be_forked(signed_in, ru
     assert rows() == before
 
 
-def test_retyping_a_value_without_changing_it_is_an_unchanged_replay(signed_in, research_run):
+def test_retyping_a_value_without_changing_it_is_nothing_changed(signed_in, research_run):
     # "0" where "0.0" was pre-filled: the text differs, the value does not.
+    before = rows()
+
     response = signed_in.post(f"/runs/{research_run.pk}/nodes/3/fork/", {"temperature": "0"})
+
+    assert response.status_code == 400
+    assert rows() == before
+    assert "Nothing changed." in nothing_changed_notice(response.content.decode())
+
+    # Asked for on purpose, it is made: an unchanged replay from critique.
+    response = signed_in.post(
+        f"/runs/{research_run.pk}/nodes/3/fork/", {"temperature": "0", "replay": "1"}
+    )
 
     assert response.status_code == 302
     fork = Run.objects.get(parent=research_run)

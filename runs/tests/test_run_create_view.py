@@ -1,10 +1,10 @@
 """``POST /runs/new/``: a valid form writes a queued run and enqueues it after commit, then
 sends the browser to the run's page; a bad form is a 400 showing the error, and writes nothing.
+The fields themselves (typed from the pipeline's declared inputs, switched with the pipeline)
+are tested in ``test_new_run_form.py``.
 """
 
 from __future__ import annotations
-
-import json
 
 import pytest
 
@@ -17,7 +17,15 @@ HTMX = {"HX-Request": "true"}
 
 
 def form(**fields: str) -> dict[str, str]:
-    return {"pipeline": "research", "inputs": "{}", "model": "", "temperature": "", **fields}
+    """The new-run form of the research pipeline as a browser posts it untouched."""
+    return {
+        "pipeline": "research",
+        "input.question": "Which outreach policy gives the lowest cost per conversion?",
+        "input.region": "all",
+        "model": "",
+        "temperature": "",
+        **fields,
+    }
 
 
 def test_anonymous_user_is_sent_to_login_and_nothing_is_created(client, rewind_settings):
@@ -28,12 +36,12 @@ def test_anonymous_user_is_sent_to_login_and_nothing_is_created(client, rewind_s
     assert not Run.objects.exists()
 
 
-def test_get_is_not_allowed(signed_in):
-    assert signed_in.get(URL).status_code == 405
+def test_put_is_not_allowed(signed_in):
+    assert signed_in.put(URL).status_code == 405
 
 
 def test_a_valid_form_creates_a_queued_run_and_redirects_to_it(signed_in, rewind_settings):
-    response = signed_in.post(URL, form(inputs='{"region": "east"}'))
+    response = signed_in.post(URL, form(**{"input.region": "east"}))
 
     run = Run.objects.get()
     assert response.status_code == 302
@@ -88,14 +96,11 @@ def test_blank_model_and_temperature_take_the_configuration(signed_in, rewind_se
 @pytest.mark.parametrize(
     ("fields", "field", "message"),
     [
-        ({"inputs": "{not json"}, "inputs", "not valid JSON"),
-        ({"inputs": "[1, 2]"}, "inputs", "must be a JSON object"),
-        ({"inputs": json.dumps({"colour": "red"})}, "inputs", "unknown input &#x27;colour&#x27;"),
-        ({"inputs": json.dumps({"region": "a\u0000b"})}, "inputs", "NUL characters"),
+        ({"input.region": "mars"}, "input.region", "must be one of &#x27;all&#x27;"),
+        ({"input.question": "a\u0000b"}, "input.question", "Null characters are not allowed"),
         ({"temperature": "5"}, "temperature", "less than or equal to 2.0"),
         ({"temperature": "-1"}, "temperature", "greater than or equal to 0.0"),
         ({"temperature": "warm"}, "temperature", "Enter a number"),
-        ({"pipeline": "nope"}, "pipeline", "Select a valid choice"),
         ({"model": "m" * 201}, "model", "at most 200 characters"),
     ],
 )
@@ -107,10 +112,30 @@ def test_a_bad_form_is_400_with_the_error_and_creates_nothing(
     assert response.status_code == 400
     text = response.content.decode()
     assert message in text
-    # the error sits with its field (``<p><label for="id_inputs">…<span class="error">``)
+    # the error sits with its field (``<p><label for="id_input.region">…<span class="error">``)
     paragraph = text[text.index(f'for="id_{field}"') :]
     paragraph = paragraph[: paragraph.index("</p>")]
     assert message in paragraph
+    assert not Run.objects.exists()
+
+
+def test_an_input_the_pipeline_does_not_declare_is_refused(signed_in, rewind_settings):
+    response = signed_in.post(URL, form(**{"input.colour": "red"}))
+
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert (
+        '<p class="error">unknown input &#x27;colour&#x27;; research takes question, region</p>'
+        in text
+    )
+    assert not Run.objects.exists()
+
+
+def test_an_unknown_pipeline_is_refused(signed_in, rewind_settings):
+    response = signed_in.post(URL, form(pipeline="nope"))
+
+    assert response.status_code == 400
+    assert '<p class="error">pipeline: Select a valid choice.' in response.content.decode()
     assert not Run.objects.exists()
 
 
@@ -169,7 +194,7 @@ def counter_app(rewind_settings, monkeypatch, tmp_path):
 def test_a_burr_app_run_takes_halts_and_turns_from_the_form(signed_in, counter_app):
     response = signed_in.post(
         URL,
-        form(pipeline="counter", inputs="{}", halt_after="result, counter", turns="{}\n\n{}"),
+        {"pipeline": "counter", "halt_after": "result, counter", "turns": "{}\n\n{}"},
     )
 
     run = Run.objects.get()
@@ -184,13 +209,13 @@ def test_a_burr_app_run_takes_halts_and_turns_from_the_form(signed_in, counter_a
     ("fields", "says"),
     [
         ({"halt_after": "nowhere"}, "cannot halt at &#x27;nowhere&#x27;"),
-        ({"inputs": '{"prompt": "hi"}'}, "unknown input &#x27;prompt&#x27;"),
+        ({"input.prompt": "hi"}, "unknown input &#x27;prompt&#x27;"),
         ({"turns": "[1]"}, "line 1: must be a JSON object"),
         ({"turns": "{}"}, "several turns need --halt-after or --halt-before"),
     ],
 )
 def test_bad_burr_app_fields_are_a_400_and_write_nothing(signed_in, counter_app, fields, says):
-    response = signed_in.post(URL, form(pipeline="counter", **fields), headers=HTMX)
+    response = signed_in.post(URL, {"pipeline": "counter", **fields}, headers=HTMX)
 
     assert response.status_code == 400
     assert says in response.content.decode()

@@ -180,8 +180,9 @@ def test_it_shows_forks_with_their_override(signed_in):
 
     text = signed_in.get(URL).content.decode()
 
-    assert "<code>args.cost_scale</code> = <code>3.0</code>" in text
-    assert "unchanged replay" in text
+    assert "at <strong>analyse</strong>" in text
+    assert '<code>args.cost_scale</code> = <code title="3.0">3.0</code>' in text
+    assert f'replay of <a href="/runs/{parent.pk}/">run {parent.pk}</a>' in text
 
 
 # --- filters ---------------------------------------------------------------------------------
@@ -368,7 +369,8 @@ def test_a_burr_app_run_names_no_model_of_rewinds(signed_in, run_row):
 
     text = signed_in.get("/runs/").content.decode()
 
-    row = text[text.index(">chatbot<") :]
+    row = text[text.index('<td class="lineage"') :]
     row = row[: row.index("</tr>")]
+    assert "chatbot" in row
     assert "the app's</span>" in row
     assert "simulator" not in row

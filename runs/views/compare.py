@@ -1,4 +1,4 @@
-"""Comparing two runs."""
+"""Comparing any two runs, and the picker that chooses them."""
 
 from __future__ import annotations
 
@@ -7,12 +7,48 @@ from django.http import (
     HttpResponse,
     HttpResponseBadRequest,
 )
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
+from runs.diffview import compare_choices, describe_change, relation, side_by_side, step_rows
 from runs.engine.artifacts import artifact_text
 from runs.engine.diff import diff_runs
-from runs.forms import CompareForm
+from runs.forms import CompareForm, ComparePickForm
+from runs.models import Run
 from runs.views.common import _get_run, _partial
+
+
+@require_GET
+def compare_pick(request: HttpRequest) -> HttpResponse:
+    """``/compare/?a=1&b=2`` (the compare page's picker) or ``?run=1&run=2`` (the runs list's
+    checkboxes) → the canonical ``/compare/1/2/``. Nothing chosen: the picker on its own; a
+    wrong choice (one run, three runs) says so, with the picker, as a 400."""
+    form = ComparePickForm(request.GET)
+    if form.is_valid():
+        return redirect("compare", form.cleaned_data["a"], form.cleaned_data["b"])
+    # Keep what was chosen: one ticked run is A, so only B is left to choose.
+    ticked = [*form.data.getlist("run"), "", ""]
+    selected_a = _run_id(form.data.get("a") or ticked[0])
+    selected_b = _run_id(form.data.get("b") or ticked[1])
+    chosen = Run.objects.filter(pk__in=[pk for pk in (selected_a, selected_b) if pk])
+    lineage, recent = compare_choices(*chosen)
+    context = {
+        "pick_form": form,
+        "lineage_choices": lineage,
+        "recent_choices": recent,
+        "selected_a": selected_a,
+        "selected_b": selected_b,
+    }
+    status = 400 if request.GET else 200
+    return render(request, "runs/compare.html", context, status=status)
+
+
+def _run_id(text: str | None) -> int | None:
+    try:
+        number = int(text or "")
+    except ValueError:
+        return None
+    return number if 1 <= number <= 2**31 - 1 else None
 
 
 @require_GET
@@ -23,18 +59,29 @@ def compare(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
     a, b = _get_run(run_a), _get_run(run_b)
     result = diff_runs(a, b)
     only_different = form.cleaned_data["only"] == "different"
-    changes = [c for c in result["changes"] if not (only_different and c["same"])]
+    nodes_a = list(a.nodes.order_by("sequence_id"))
+    nodes_b = list(b.nodes.order_by("sequence_id"))
+    steps, totals = step_rows(result, nodes_a, nodes_b)
     identical = result["first_divergence"] is None and not result["artifact"]["differs"]
+    text_a, text_b = artifact_text(a), artifact_text(b)
     context = {
         "a": a,
         "b": b,
+        "selected_a": a.pk,
+        "selected_b": b.pk,
+        "change_a": describe_change(a),
+        "change_b": describe_change(b),
+        "relation": relation(a, b),
         "result": result,
-        "changes": changes,
-        "any_field_changed": any(c["fields"] for c in changes),
+        "steps": [s for s in steps if not (only_different and s.same)],
+        "totals": totals,
+        "any_field_changed": any(s.leaves for s in steps),
         "only_different": only_different,
         "identical": identical and result["trajectory_equal"],
         "node_count": len(result["nodes"]),
-        "text_a": artifact_text(a) or "",
-        "text_b": artifact_text(b) or "",
+        "has_artifacts": text_a is not None or text_b is not None,
+        "artifact_blocks": side_by_side(text_a or "", text_b or ""),
     }
+    if not request.htmx:
+        context["lineage_choices"], context["recent_choices"] = compare_choices(a, b)
     return _partial(request, "runs/compare.html", "diff", context)

@@ -1,10 +1,26 @@
-"""The runs list (a lineage tree, filters, pages) and the new-run form."""
+"""The runs list (a lineage tree, filters, search, pages, two runs to compare) and the
+new-run form, built from the chosen pipeline's declared inputs."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
+from django.db.models import (
+    DecimalField,
+    Exists,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+)
+from django.db.models.functions import Coalesce
 from django.http import (
     HttpRequest,
     HttpResponse,
@@ -12,23 +28,86 @@ from django.http import (
 )
 from django.shortcuts import render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods
 
+from runs.diffview import Change, describe_change
 from runs.engine.errors import RewindError
 from runs.engine.pipeline import pipeline_names
-from runs.forms import NewRunForm, RunFilterForm
-from runs.models import Run
+from runs.forms import NewRunForm, PipelinePickForm, RunFilterForm
+from runs.models import Node, Run
 from runs.tasks import enqueue_run
 from runs.views.common import _go, _partial
 
 RUNS_PER_PAGE = 25
 
+# "12", "run 12", "#12": a search for one run by its id.
+_RUN_ID = re.compile(r"^(?:run\s*|#)?(\d{1,10})$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """A row of the runs list: the run, its depth in the lineage tree, what it changed, and
+    what it cost (the steps it executed; inherited ones were paid by an ancestor)."""
+
+    run: Run
+    depth: int
+    change: Change
+    tokens: int
+    cost: Decimal | None  # None: a step it executed has an unknown cost
+    seconds: float | None  # None: not started
+
+    @property
+    def tokens_text(self) -> str:
+        return f"{self.tokens:,}"
+
+    @property
+    def duration(self) -> str:
+        if self.seconds is None:
+            return "—"
+        if self.seconds < 1:
+            return f"{self.seconds * 1000:.0f} ms"
+        if self.seconds < 60:
+            return f"{self.seconds:.1f} s"
+        minutes, seconds = divmod(round(self.seconds), 60)
+        return f"{minutes} min {seconds:02d} s"
+
+
+def _with_totals(runs: QuerySet[Run]) -> QuerySet[Run]:
+    """Tokens and cost of the steps each run executed, as subqueries of the same SELECT: the
+    list costs no query per row, and none more than without them."""
+    executed = Node.objects.filter(run=OuterRef("pk")).exclude(
+        cache_source=Node.CacheSource.INHERITED
+    )
+    per_run = executed.order_by().values("run")
+    return runs.select_related("parent").annotate(
+        step_tokens=Coalesce(
+            Subquery(
+                per_run.annotate(s=Sum("total_tokens")).values("s"), output_field=IntegerField()
+            ),
+            0,
+        ),
+        step_cost=Subquery(
+            per_run.annotate(s=Sum("cost_usd")).values("s"),
+            output_field=DecimalField(max_digits=14, decimal_places=6),
+        ),
+        cost_unknown=Exists(executed.filter(cost_usd__isnull=True)),
+    )
+
+
+def _row(run: Run, depth: int, now: datetime) -> RunRow:
+    seconds = None
+    if run.started_at is not None:
+        seconds = ((run.finished_at or now) - run.started_at).total_seconds()
+    cost = None if run.cost_unknown else Decimal(run.step_cost or 0)
+    return RunRow(run, depth, describe_change(run), run.step_tokens, cost, seconds)
+
 
 def _lineage(roots: list[Run]) -> list[tuple[Run, int]]:
     """Roots with their forks beneath them, depth-first: one query for every descendant."""
     by_parent: dict[int, list[Run]] = {}
-    descendants = Run.objects.filter(root_id__in=[r.pk for r in roots]).exclude(
-        pk__in=[r.pk for r in roots]
+    descendants = _with_totals(
+        Run.objects.filter(root_id__in=[r.pk for r in roots]).exclude(pk__in=[r.pk for r in roots])
     )
     for run in descendants.order_by("created_at", "id"):
         by_parent.setdefault(run.parent_id, []).append(run)
@@ -44,6 +123,20 @@ def _lineage(roots: list[Run]) -> list[tuple[Run, int]]:
     return rows
 
 
+def _search(runs: QuerySet[Run], query: str) -> QuerySet[Run]:
+    """Runs whose id is ``query`` ("12", "run 12", "#12"), or whose pipeline, fork point,
+    changed field or changed value contains it (case-insensitive)."""
+    match = _RUN_ID.match(query)
+    if match:
+        return runs.filter(pk=int(match.group(1)))
+    return runs.filter(
+        Q(pipeline__icontains=query)
+        | Q(fork_node__icontains=query)
+        | Q(override__field__icontains=query)
+        | Q(override__value__icontains=query)
+    )
+
+
 @require_GET
 def run_list(request: HttpRequest) -> HttpResponse:
     filters = RunFilterForm(request.GET)
@@ -54,34 +147,51 @@ def run_list(request: HttpRequest) -> HttpResponse:
 
 
 def _run_list_context(filters: RunFilterForm, new_run_form: NewRunForm) -> dict:
-    pipeline, status = filters.cleaned_data["pipeline"], filters.cleaned_data["status"]
+    data = filters.cleaned_data
+    pipeline, status, query = data["pipeline"], data["status"], data["q"].strip()
     runs = Run.objects.order_by("-created_at", "-id")
     if pipeline:
         runs = runs.filter(pipeline=pipeline)
-    # Unfiltered: a lineage tree of roots. With a status filter the matches are listed flat,
-    # each naming its parent, since a tree of partial lineages would mislead.
-    flat = bool(status)
-    runs = runs.filter(status=status) if flat else runs.filter(parent__isnull=True)
-    page = Paginator(runs, RUNS_PER_PAGE).get_page(filters.cleaned_data["page"])
-    rows = [(r, 0) for r in page.object_list] if flat else _lineage(list(page.object_list))
+    # Unfiltered: a lineage tree of roots. With a status filter or a search the matches are
+    # listed flat, each naming its parent, since a tree of partial lineages would mislead.
+    flat = bool(status or query)
+    if status:
+        runs = runs.filter(status=status)
+    if query:
+        runs = _search(runs, query)
+    if not flat:
+        runs = runs.filter(parent__isnull=True)
+    page = Paginator(_with_totals(runs), RUNS_PER_PAGE).get_page(data["page"])
+    pairs = [(r, 0) for r in page.object_list] if flat else _lineage(list(page.object_list))
+    now = timezone.now()
     return {
         "page": page,
-        "rows": rows,
+        "rows": [_row(run, depth, now) for run, depth in pairs],
         "filters": filters,
+        "query": query,
+        "flat": flat,
         "pipelines": pipeline_names(),
         "statuses": Run.Status.choices,
         "new_run_form": new_run_form,
-        "query": _filter_query(pipeline, status),
+        "page_query": _filter_query(pipeline, status, query),
     }
 
 
-def _filter_query(pipeline: str, status: str) -> str:
+def _filter_query(pipeline: str, status: str, query: str) -> str:
     """The active filters as a query string, for the pagination links."""
-    return urlencode({k: v for k, v in (("pipeline", pipeline), ("status", status)) if v})
+    pairs = (("pipeline", pipeline), ("status", status), ("q", query))
+    return urlencode({k: v for k, v in pairs if v})
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 def run_create(request: HttpRequest) -> HttpResponse:
+    """GET: the new-run form for ``?pipeline=`` (htmx swaps it in when the pipeline select
+    changes; without JavaScript the whole runs page comes back with it). POST: start the run."""
+    if request.method == "GET":
+        pick = PipelinePickForm(request.GET)
+        if not pick.is_valid():
+            return HttpResponseBadRequest("bad parameter: " + pick.errors.as_text())
+        return _new_run_page(request, NewRunForm(pipeline=pick.chosen()), status=200)
     form = NewRunForm(request.POST)
     if form.is_valid():
         try:
@@ -91,10 +201,14 @@ def run_create(request: HttpRequest) -> HttpResponse:
         else:
             enqueue_run(run)
             return _go(request, reverse("run-detail", args=[run.pk]))
+    return _new_run_page(request, form, status=400)
+
+
+def _new_run_page(request: HttpRequest, form: NewRunForm, status: int) -> HttpResponse:
     if request.htmx:
-        context = {"new_run_form": form}
-        return render(request, "runs/run_list.html#new-run", context, status=400)
-    # Without JavaScript: the whole page again, with the errors next to the fields.
+        context = {"new_run_form": form, "pipelines": pipeline_names()}
+        return render(request, "runs/run_list.html#new-run", context, status=status)
+    # Without JavaScript: the whole page, the form (with any errors) next to the run table.
     filters = RunFilterForm({})
     filters.is_valid()
-    return render(request, "runs/run_list.html", _run_list_context(filters, form), status=400)
+    return render(request, "runs/run_list.html", _run_list_context(filters, form), status=status)
