@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import timedelta
 from decimal import Decimal
@@ -26,7 +27,7 @@ CACHE_SOURCE_HELP = {
 }
 
 ARTIFACT_TAGS = {
-    "h1", "h2", "h3", "h4", "p", "ul", "ol", "li", "strong", "em", "code", "pre",
+    "h2", "h3", "h4", "h5", "h6", "p", "ul", "ol", "li", "strong", "em", "code", "pre",
     "table", "thead", "tbody", "tr", "th", "td", "blockquote", "hr", "br", "a",
 }  # fmt: skip
 
@@ -79,9 +80,15 @@ def summarise(run: Run, nodes: list[Node]) -> RunSummary:
     return summary
 
 
+_HEADING = re.compile(r"<(/?)h([1-6])\b", re.IGNORECASE)
+
+
 def render_markdown(text: str) -> str:
-    """Markdown from a model → HTML with every script, handler and unknown tag removed."""
+    """Markdown from a model → HTML with every script, handler and unknown tag removed.
+
+    Headings move one level down (``# title`` becomes an ``h2``): the page has its own h1."""
     html = markdown.markdown(text, extensions=["tables", "fenced_code"])
+    html = _HEADING.sub(lambda m: f"<{m.group(1)}h{min(int(m.group(2)) + 1, 6)}", html)
     return nh3.clean(html, tags=ARTIFACT_TAGS, attributes={"a": {"href", "title"}})
 
 

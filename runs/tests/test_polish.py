@@ -211,9 +211,6 @@ PAGES = sorted(
 # Pages with a known fault, owned elsewhere in issue 9; strict, so the mark must go the day the
 # page is fixed.
 KNOWN: dict[str, str] = {
-    "run-detail": "the artifact's markdown '# title' renders as a second h1 (runs/presenters.py)",
-    "node-detail": "the artifact's markdown '# title' renders as a second h1 (runs/presenters.py)",
-    "node-fork": "the fork editor page has no h1 (runs/templates/runs/node_fork.html)",
 }
 
 

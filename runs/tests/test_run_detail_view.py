@@ -123,7 +123,7 @@ def test_the_artifact_is_rendered_as_html_with_its_hash_and_a_download_link(
     assert f'href="/runs/{research_run.pk}/artifact/"' in artifact
     report = artifact[artifact.index('<article class="report">') : artifact.index("</article>")]
     assert "<table>" in report and "<th>Group</th>" in report  # the markdown table, as HTML
-    assert "<h1>" in report
+    assert "<h2>" in report and "<h1>" not in report  # headings move down: the page has its h1
     assert "|---|" not in report  # not shown as raw markdown
 
 
@@ -264,3 +264,41 @@ def test_a_run_of_a_pipeline_no_longer_registered_still_shows(signed_in, run_row
 
     assert '<span class="name">gather</span>' in text
     assert "waiting:" not in text  # nothing to predict without the pipeline
+
+
+def test_a_completed_run_links_to_sampling_and_export(signed_in, research_run):
+    text = signed_in.get(f"/runs/{research_run.pk}/").content.decode()
+
+    assert f'href="/runs/{research_run.pk}/stability/">Sample k times</a>' in text
+    assert f'href="/runs/{research_run.pk}/export/" download>Export as test</a>' in text
+
+
+def test_an_unfinished_run_offers_neither(signed_in, run_row):
+    run = run_row(status="running")
+
+    text = signed_in.get(f"/runs/{run.pk}/").content.decode()
+
+    assert "Sample k times" not in text and "Export as test" not in text
+
+
+def test_a_replay_of_a_fork_is_labelled_a_replay_not_a_fork_with_its_parents_change(
+    signed_in, research_run, run_fork
+):
+    from runs.engine.execution import execute_run
+    from runs.engine.replays import create_replay
+
+    fork = run_fork(research_run, "analyse", "args.cost_scale", "2.5")
+    replay = execute_run(create_replay(fork).pk)  # carries the fork's override, by design
+
+    text = page(signed_in, replay)
+    meta = text[text.index('<p class="meta">') : text.index("</p>", text.index('<p class="meta">'))]
+
+    assert f"Unchanged replay of <a href=\"/runs/{fork.pk}/\">run {fork.pk}</a>" in meta
+    assert "cost_scale" not in meta
+
+
+def test_the_fork_editor_page_offers_a_grid_of_several_values(signed_in, research_run):
+    text = signed_in.get(f"/runs/{research_run.pk}/nodes/2/fork/").content.decode()
+
+    assert text.count("<h1>") == 1
+    assert f'href="/runs/{research_run.pk}/nodes/2/grid/">Try several values</a>' in text

@@ -142,7 +142,7 @@ def test_staff_save_and_the_next_run_uses_it(staff_client, rewind_settings):
     assert "<dt>model</dt><dd><code>house-model</code></dd>" in page
     assert "last saved by lead" in page
 
-    staff_client.post("/runs/new/", {"pipeline": "research", "inputs": "{}"})
+    staff_client.post("/runs/new/", {"pipeline": "research"})
 
     run = Run.objects.get()
     assert run.provider["model"] == "house-model"

@@ -22,6 +22,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from runs.diffview import describe_change
 from runs.engine.artifacts import artifact_file, artifact_text
 from runs.engine.leases import resume_run
 from runs.engine.replays import create_replay
@@ -82,6 +83,7 @@ def run_context(run: Run, nodes: list[Node], selected: Node | None = None) -> di
     text = artifact_text(run) if run.is_finished else None
     return {
         **graph_context(run, nodes, selected),
+        "change": describe_change(run),
         "summary": summarise(run, nodes),
         "artifact_html": render_markdown(text) if text is not None else None,
     }
