@@ -90,3 +90,15 @@ NOT_AN_APP = 42
 
 def broken_application() -> Application:
     raise RuntimeError("no config file at ~/.myagent.toml")
+
+
+# The steps of Burr's multi-modal chatbot for a question, then a request for code.
+TURN_1 = [
+    "prompt",
+    "check_openai_key",
+    "check_safety",
+    "decide_mode",
+    "answer_question",
+    "response",
+]
+TURN_2 = ["prompt", "check_openai_key", "check_safety", "decide_mode", "generate_code", "response"]

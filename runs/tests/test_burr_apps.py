@@ -37,6 +37,7 @@ from runs.engine.new_runs import create_run
 from runs.engine.providers.simulator import Simulator
 from runs.engine.replays import create_replay, replay_verdict
 from runs.models import Edge, LLMCacheEntry, Node, Run
+from runs.tests.burr_apps import TURN_1, TURN_2
 from runs.tests.conftest import closed_port_url
 
 CHATBOT = "burr.examples.multi-modal-chatbot.application"
@@ -58,15 +59,6 @@ APPS = {
 QUESTION = "What is the capital of France?"  # the simulator routes it to answer_question
 CODE_REQUEST = "Write code to sort a list in Python"  # … and this one to generate_code
 
-TURN_1 = [
-    "prompt",
-    "check_openai_key",
-    "check_safety",
-    "decide_mode",
-    "answer_question",
-    "response",
-]
-TURN_2 = ["prompt", "check_openai_key", "check_safety", "decide_mode", "generate_code", "response"]
 LLM_STEPS = {"decide_mode", "answer_question", "generate_code"}
 
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}

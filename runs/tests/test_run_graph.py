@@ -21,6 +21,7 @@ from runs.graph import GraphSpec, layout, run_graph
 from runs.models import Node, Run
 from runs.pipelines.research import ORDER
 from runs.presenters import timeline
+from runs.tests.burr_apps import TURN_1, TURN_2
 
 HTMX = {"HX-Request": "true"}
 
@@ -54,15 +55,6 @@ CHATBOT = GraphSpec(
     ),
     entrypoint="prompt",
 )
-TURN_1 = [
-    "prompt",
-    "check_openai_key",
-    "check_safety",
-    "decide_mode",
-    "answer_question",
-    "response",
-]
-TURN_2 = ["prompt", "check_openai_key", "check_safety", "decide_mode", "generate_code", "response"]
 COUNTER = GraphSpec(
     nodes=("counter", "result"),
     transitions=(("counter", "counter", "counter < 10"), ("counter", "result", "default")),
