@@ -293,7 +293,7 @@ def test_a_replay_of_a_fork_is_labelled_a_replay_not_a_fork_with_its_parents_cha
     text = page(signed_in, replay)
     meta = text[text.index('<p class="meta">') : text.index("</p>", text.index('<p class="meta">'))]
 
-    assert f"Unchanged replay of <a href=\"/runs/{fork.pk}/\">run {fork.pk}</a>" in meta
+    assert f"An unchanged replay of <a href=\"/runs/{fork.pk}/\">run {fork.pk}</a>" in meta
     assert "cost_scale" not in meta
 
 

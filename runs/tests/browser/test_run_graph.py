@@ -125,7 +125,12 @@ def test_a_click_on_a_step_opens_the_inspector_beside_the_graph(
     press_access_key(page, "p")
     expect(inspector.locator("h2")).to_contain_text("research", timeout=UI_TIMEOUT_MS)
     expect(page).to_have_url(rewind_server.url(f"/runs/{run}/nodes/1/"))
-    # A timeline row opens its step the same way.
+    # A timeline row opens its step the same way — once htmx has settled the last swap (on a
+    # loaded machine a click before that follows the plain link: a full page load).
+    expect(page.locator(".htmx-request, .htmx-settling, .htmx-swapping")).to_have_count(
+        0, timeout=UI_TIMEOUT_MS
+    )
+    expect(page.locator("#step-1")).to_have_attribute("aria-current", "step")
     page.locator("#step-6").get_by_role("link").click()
     expect(inspector.locator("h2")).to_contain_text("verify", timeout=UI_TIMEOUT_MS)
     expect(page.locator("#step-6")).to_have_attribute("aria-current", "step")
