@@ -49,6 +49,15 @@ def finished_run(page: Page) -> int:
     return run
 
 
+def settled(page) -> None:
+    """Wait until htmx has finished its last request and swap: a key or a click that lands
+    before the swapped-in links are processed follows the plain link (a full page load)."""
+    expect(page.locator(".htmx-request, .htmx-settling, .htmx-swapping")).to_have_count(
+        0, timeout=UI_TIMEOUT_MS
+    )
+    page.wait_for_function("() => !document.querySelector('.htmx-added')")
+
+
 def press_access_key(page: Page, key: str) -> None:
     """Alt+``key`` as a keyboard sends it (Chromium on Linux: access keys are Alt+key).
     Playwright's ``keyboard.press("Alt+n")`` sends no character event, and Chromium matches
@@ -116,21 +125,20 @@ def test_a_click_on_a_step_opens_the_inspector_beside_the_graph(
     )
 
     # The access keys step through the run; each step's URL is pushed and highlighted.
+    settled(page)
     press_access_key(page, "n")
     expect(inspector.locator("h2")).to_contain_text("critique", timeout=UI_TIMEOUT_MS)
     expect(page).to_have_url(rewind_server.url(f"/runs/{run}/nodes/3/"))
     expect(graph_node(page, "critique").locator("rect.ring")).to_have_count(1)
+    settled(page)
     press_access_key(page, "p")
     expect(inspector.locator("h2")).to_contain_text("analyse", timeout=UI_TIMEOUT_MS)
+    settled(page)
     press_access_key(page, "p")
     expect(inspector.locator("h2")).to_contain_text("research", timeout=UI_TIMEOUT_MS)
     expect(page).to_have_url(rewind_server.url(f"/runs/{run}/nodes/1/"))
-    # A timeline row opens its step the same way — once htmx has settled the last swap (on a
-    # loaded machine a click before that follows the plain link: a full page load).
-    expect(page.locator(".htmx-request, .htmx-settling, .htmx-swapping")).to_have_count(
-        0, timeout=UI_TIMEOUT_MS
-    )
-    expect(page.locator("#step-1")).to_have_attribute("aria-current", "step")
+    # A timeline row opens its step the same way.
+    settled(page)
     page.locator("#step-6").get_by_role("link").click()
     expect(inspector.locator("h2")).to_contain_text("verify", timeout=UI_TIMEOUT_MS)
     expect(page.locator("#step-6")).to_have_attribute("aria-current", "step")
