@@ -26,6 +26,7 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -273,8 +274,9 @@ def install() -> None:
         entry = calls.lookup(call)
         if entry is not None:  # a hit takes no lock
             return calls.replayed(request, call, entry)
-        with call_lock(call.key) if call.kind == "llm" and not calls.live else _null():
-            entry = calls.lookup(call)  # stored while we waited?
+        locked = call.kind == "llm" and not calls.live  # identical llm calls go out once
+        with call_lock(call.key) if locked else nullcontext():
+            entry = calls.lookup(call) if locked else None  # stored while we waited?
             if entry is not None:
                 return calls.replayed(request, call, entry)
             if calls.preview:
@@ -325,13 +327,6 @@ async def _in_thread(function: Callable[..., Any], *args: Any) -> Any:
 
     return await sync_to_async(function, thread_sensitive=True)(*args)
 
-
-class _null:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
 
 
 # -- keys and payloads ----------------------------------------------------------------------

@@ -81,10 +81,6 @@ class LLMNode:
     embeds: str | None = None
     kind: Literal["llm"] = "llm"
 
-    @property
-    def override_fields(self) -> tuple[str, ...]:
-        return ("prompt", "model", "temperature", "output")
-
 
 @dataclass(frozen=True)
 class ToolNode:
