@@ -195,9 +195,11 @@ def test_an_unfinished_run_streams_and_polls(signed_in, run_row, node_row, statu
 
     text = page(signed_in, run)
 
-    assert f'sse-connect="/runs/{run.pk}/events/"' in text
+    # both say where the page stands: its last step and the status it shows
+    where = f"?after=0&amp;status={status}"
+    assert f'sse-connect="/runs/{run.pk}/events/{where}"' in text
     assert 'sse-close="done"' in text
-    assert f'hx-get="/runs/{run.pk}/status/" hx-trigger="every 3s"' in text
+    assert f'hx-get="/runs/{run.pk}/status/{where}" hx-trigger="every 3s"' in text
     assert "waiting: research, analyse" in text  # the steps still to come
     assert 'http-equiv="refresh"' in text  # and without JavaScript, a reload
     assert re.search(r'<button type="submit" disabled[^>]*>Replay unchanged</button>', text)
@@ -293,7 +295,7 @@ def test_a_replay_of_a_fork_is_labelled_a_replay_not_a_fork_with_its_parents_cha
     text = page(signed_in, replay)
     meta = text[text.index('<p class="meta">') : text.index("</p>", text.index('<p class="meta">'))]
 
-    assert f"An unchanged replay of <a href=\"/runs/{fork.pk}/\">run {fork.pk}</a>" in meta
+    assert f'An unchanged replay of <a href="/runs/{fork.pk}/">run {fork.pk}</a>' in meta
     assert "cost_scale" not in meta
 
 

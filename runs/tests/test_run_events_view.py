@@ -11,6 +11,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.test import AsyncClient
 
+from runs import live
 from runs.models import Run
 from runs.views import runs as views
 
@@ -39,18 +40,31 @@ def fetch(path: str, user: Any = None) -> tuple[Any, str]:
     return async_to_sync(go)()
 
 
-def events(stream: str) -> list[tuple[str, str]]:
-    """``[(event, data)]``: the stream parsed the way an EventSource reads it."""
+def blocks(stream: str) -> list[dict[str, str]]:
+    """The stream's events the way an EventSource reads them: ``{"id", "event", "data"}``
+    each; comment lines (``: ...``) are skipped, as a browser skips them."""
     parsed = []
     for block in stream.split("\n\n"):
-        if not block.strip():
+        lines = [line for line in block.split("\n") if line and not line.startswith(":")]
+        if not lines:
             continue
-        lines = block.split("\n")
-        assert lines[0].startswith("event: "), block
-        assert all(line.startswith("data: ") for line in lines[1:]), block
-        data = "\n".join(line.removeprefix("data: ") for line in lines[1:])
-        parsed.append((lines[0].removeprefix("event: "), data))
+        event: dict[str, str] = {}
+        data = []
+        for line in lines:
+            name, _, value = line.partition(": ")
+            assert name in {"id", "event", "data"}, block
+            if name == "data":
+                data.append(value)
+            else:
+                event[name] = value
+        event["data"] = "\n".join(data)
+        parsed.append(event)
     return parsed
+
+
+def events(stream: str) -> list[tuple[str, str]]:
+    """``[(event, data)]``: the stream parsed the way an EventSource reads it."""
+    return [(event["event"], event["data"]) for event in blocks(stream)]
 
 
 def test_anonymous_user_is_sent_to_login(run_row):
@@ -92,34 +106,36 @@ def test_a_finished_run_sends_its_status_once_then_done(run_row, node_row, dev_u
 def test_an_unfinished_run_streams_each_change_then_done(run_row, node_row, dev_user, monkeypatch):
     run = run_row(status=Run.Status.RUNNING)
     node_row(run, 0, "plan")
-    monkeypatch.setattr(views, "SSE_POLL_SECONDS", 0.01)
-    real = views._live_fragment
+    monkeypatch.setattr(live, "POLL_SECONDS", 0.01)
+    real = live.marker
     calls = []
 
-    def live_fragment(*args: Any) -> Any:
-        # The worker moves the run on between polls: one poll unchanged, then a step, then done.
-        calls.append(args)
+    def marker(run_id: int) -> Any:
+        # The worker moves the run on between looks: one look unchanged, then a step, then done.
+        calls.append(run_id)
         if len(calls) == 3:
             node_row(run, 1, "research", kind="tool")
         if len(calls) == 4:
             Run.objects.filter(pk=run.pk).update(status=Run.Status.COMPLETED)
-        return real(*args)
+        return real(run_id)
 
-    monkeypatch.setattr(views, "_live_fragment", live_fragment)
+    monkeypatch.setattr(live, "marker", marker)
 
     response, stream = fetch(url(run), dev_user)
 
-    sent = events(stream)
-    # the unchanged second poll sends nothing
-    assert [name for name, _ in sent] == ["status", "status", "status", "done"]
-    assert 'id="run-status">running</span>' in sent[0][1]
-    assert 'id="step-1"' not in sent[0][1] and 'id="step-1"' in sent[1][1]
-    assert 'id="run-status">completed</span>' in sent[2][1]
+    sent = blocks(stream)
+    # the unchanged second look sends nothing
+    assert [event["event"] for event in sent] == ["status", "status", "status", "done"]
+    assert 'id="run-status">running</span>' in sent[0]["data"]
+    assert 'id="step-1"' not in sent[0]["data"] and 'id="step-1"' in sent[1]["data"]
+    assert 'id="run-status">completed</span>' in sent[2]["data"]
+    # each update says where it leaves the page: a browser reconnecting sends it back
+    assert [event["id"] for event in sent[:3]] == ["0:running", "1:running", "1:completed"]
 
 
 def test_a_stream_ends_after_its_time_limit_without_done(run_row, dev_user, monkeypatch):
     run = run_row(status=Run.Status.RUNNING)
-    monkeypatch.setattr(views, "SSE_POLL_SECONDS", 0.01)
+    monkeypatch.setattr(live, "POLL_SECONDS", 0.01)
     monkeypatch.setattr(views, "SSE_MAX_SECONDS", 0.1)
 
     response, stream = fetch(url(run), dev_user)

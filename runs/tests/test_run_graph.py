@@ -495,8 +495,9 @@ def test_a_click_on_a_running_run_moves_the_stream_to_the_new_step(signed_in, ru
 
     text = page(signed_in, f"/runs/{run.pk}/nodes/1/", headers=HTMX)
 
-    assert f'sse-connect="/runs/{run.pk}/events/?step=1"' in text
-    assert f'hx-get="/runs/{run.pk}/status/?step=1" hx-trigger="every 3s"' in text
+    where = "?after=1&amp;status=running&amp;step=1"
+    assert f'sse-connect="/runs/{run.pk}/events/{where}"' in text
+    assert f'hx-get="/runs/{run.pk}/status/{where}" hx-trigger="every 3s"' in text
 
 
 def test_htmx_restoring_history_gets_the_whole_page(signed_in, research_run):

@@ -1,10 +1,23 @@
-"""A run's page and its live updates, its artifact; replay and resume."""
+"""A run's page and its live updates, its artifact; replay and resume.
+
+Live updates are deltas. A page knows where it stands — the last step it shows and the run
+status it shows (``live.Cursor``, in its stream's and its poller's URLs as ``after`` and
+``status``) — and an update carries only what changed since: the run's header, its graph
+(its size is the pipeline's, not the run's), the axis, the steps to come, and the rows of the
+steps after ``after``, each appended out of band (``presenters.timeline_delta_html``). Every
+region is a partial of ``run_detail.html`` that the page renders too. The event stream sends
+an update when the run's marker moves (PostgreSQL: woken by a notification; SQLite: the
+marker read every 0.1 s); the polling fallback asks every 3 s and gets 204 while nothing
+moved, 286 once the run has ended.
+"""
 
 from __future__ import annotations
 
-import asyncio
+import re
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from asgiref.sync import sync_to_async
 from django import forms
@@ -19,65 +32,106 @@ from django.http import (
 )
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from runs import live
 from runs.diffview import describe_change
 from runs.engine.artifacts import artifact_file, artifact_text
 from runs.engine.leases import resume_run
 from runs.engine.replays import create_replay
 from runs.graph import run_graph
+from runs.live import Cursor
 from runs.models import Node, Run
 from runs.presenters import (
     CACHE_SOURCE_HELP,
+    STEP_COLUMNS,
+    Step,
     render_markdown,
     summarise,
     timeline,
+    timeline_delta_html,
+    timeline_rows_html,
 )
 from runs.views.common import _get_run, _start
 
-SSE_POLL_SECONDS = 0.5
 SSE_MAX_SECONDS = 600  # a stream ends after this; the browser reconnects (EventSource does)
-
-# The columns of a step only the inspector reads. The run page, its live region, the graph
-# and the timeline skip them: a run of 500 steps would otherwise load every prompt and output
-# to draw boxes and bars.
-INSPECTOR_ONLY = ("inputs", "output", "prompt", "raw_output", "calls", "cache_entries", "error")
+SSE_KEEPALIVE_SECONDS = 15  # a comment line while nothing happens, so proxies keep it open
 
 
 class LiveForm(forms.Form):
-    """The live region's query: the step the inspector beside it shows (highlighted)."""
+    """The live region's query: the step the inspector beside it shows (highlighted), and
+    where the page stands — its last step (``after``, -1 for none) and the run status it
+    shows. Without ``after`` and ``status`` everything is news."""
 
     step = forms.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
+    after = forms.IntegerField(required=False, min_value=-1, max_value=2**31 - 1)
+    status = forms.ChoiceField(required=False, choices=Run.Status.choices)
 
 
-def run_steps(run: Run) -> list[Node]:
-    """A run's steps in order, without the columns only the inspector reads (1 query)."""
-    return list(run.nodes.order_by("sequence_id").defer(*INSPECTOR_ONLY))
+@dataclass(frozen=True)
+class LiveQuery:
+    step: int | None
+    cursor: Cursor
 
 
-def _selected(nodes: list[Node], sequence_id: int | None) -> Node | None:
+def _live_query(request: HttpRequest) -> LiveQuery | HttpResponse:
+    form = LiveForm(request.GET)
+    if not form.is_valid():
+        errors = "; ".join(f"{name}: {' '.join(e)}" for name, e in form.errors.items())
+        return HttpResponseBadRequest(errors)
+    data = form.cleaned_data
+    after = -1 if data["after"] is None else data["after"]
+    cursor = Cursor(after, data["status"] or "")
+    # A browser that reconnects on its own names the last event it got: that is newer.
+    resumed = Cursor.parse(request.headers.get("Last-Event-ID", ""))
+    return LiveQuery(data["step"], resumed or cursor)
+
+
+def run_steps(run: Run) -> list[Step]:
+    """A run's steps in order, with the columns the page reads (1 query, no model instances:
+    see ``presenters.Step``)."""
+    rows = run.nodes.order_by("sequence_id").values_list(*STEP_COLUMNS)
+    return [Step(*row) for row in rows]
+
+
+def _selected(nodes: list[Step], sequence_id: int | None) -> Step | None:
     return next((n for n in nodes if n.sequence_id == sequence_id), None)
 
 
-def graph_context(run: Run, nodes: list[Node], selected: Node | None = None) -> dict:
+def live_urls(run: Run, cursor: Cursor, selected: Node | Step | None) -> dict[str, str]:
+    """The stream's and the poller's URLs for a page that stands at ``cursor``."""
+    query = {"after": cursor.after, "status": cursor.status}
+    if selected is not None:
+        query["step"] = selected.sequence_id
+    suffix = "?" + urlencode(query)
+    events, status = (reverse(name, args=[run.pk]) for name in ("run-events", "run-status"))
+    return {"events": events + suffix, "status": status + suffix}
+
+
+def graph_context(run: Run, nodes: list[Step], selected: Step | None = None) -> dict:
     """What the graph and the timeline show: the run's steps over its pipeline's graph (the
-    path it took, ``selected`` highlighted) and where each step sat in time. No queries."""
+    path it took, ``selected`` highlighted) and where each step sat in time; the URLs of the
+    live updates. No queries."""
     graph = run_graph(run, nodes, selected)
     # Steps that never ran are listed while they are to come or once the run stopped short
     # of them; a branch a completed run did not take is only greyed in the graph.
     unvisited = graph.unvisited if graph.unvisited_state != "not taken" else ()
+    line = timeline(run, nodes, unvisited, graph.unvisited_state)
     return {
         "run": run,
         "graph": graph,
-        "timeline": timeline(run, nodes, unvisited, graph.unvisited_state),
+        "timeline": line,
+        "timeline_rows": timeline_rows_html(line.steps, run.pk, selected),
         "selected": selected,
         "cache_help": CACHE_SOURCE_HELP,
+        "live": live_urls(run, Cursor(line.last_sequence_id, run.status), selected),
     }
 
 
-def run_context(run: Run, nodes: list[Node], selected: Node | None = None) -> dict:
-    """What the run page and its live region show: the summary, the graph, the timeline and
+def run_context(run: Run, nodes: list[Step], selected: Step | None = None) -> dict:
+    """What the run page and its live updates show: the summary, the graph, the timeline and
     the artifact. One query at most (the cache usage behind "tokens avoided"), whatever the
     number of steps."""
     text = artifact_text(run) if run.is_finished else None
@@ -89,11 +143,52 @@ def run_context(run: Run, nodes: list[Node], selected: Node | None = None) -> di
     }
 
 
-def _live_step(request: HttpRequest) -> int | None | HttpResponse:
-    form = LiveForm(request.GET)
-    if not form.is_valid():
-        return HttpResponseBadRequest("step: " + "; ".join(form.errors.get("step", [])))
-    return form.cleaned_data["step"]
+def _rescaled(run: Run, nodes: list[Step], cursor: Cursor, now: float) -> bool:
+    """True if the bars a page at ``cursor`` shows were drawn to another axis than ``now``:
+    the update then sends the whole timeline (an axis only moves when the run outgrows it —
+    a few times per tenfold; see ``presenters.NICE_STEPS``)."""
+    shown = [n for n in nodes if n.sequence_id <= cursor.after]
+    if all(n.cache_source == Node.CacheSource.INHERITED for n in shown):
+        return False  # no bar of the page depends on the axis
+    return timeline(run, shown, to_finish=cursor.finished).scale_ms != now
+
+
+def live_update(
+    request: HttpRequest, run: Run, nodes: list[Step], cursor: Cursor, step: int | None
+) -> str:
+    """The update for a page at ``cursor``: the partials that changed, out of band."""
+    context = run_context(run, nodes, _selected(nodes, step))
+    line = context["timeline"]
+    rescale = _rescaled(run, nodes, cursor, line.scale_ms)
+    context["rescale"] = rescale
+    if not rescale:
+        context["new_rows"] = timeline_delta_html(
+            line.steps, cursor.after, run.pk, context["selected"]
+        )
+    # With the request, so the forms in the header carry the CSRF token.
+    return render_to_string("runs/run_detail.html#live-update", context, request=request)
+
+
+def _get_live_run(run_id: int) -> Run:
+    """The run (its parent joined) and its marker's last step, in one query."""
+    try:
+        return (
+            Run.objects.select_related("parent").annotate(last_step=live.last_step()).get(pk=run_id)
+        )
+    except Run.DoesNotExist:
+        raise Http404(f"no run {run_id}") from None
+
+
+def _update_since(request: HttpRequest, run_id: int, cursor: Cursor, step: int | None):
+    """``(html, cursor)``: the update for a page at ``cursor`` and where it then stands, or
+    ``("", cursor)`` when nothing changed. The new cursor is what was rendered: a step
+    written between the run's query and the steps' is in this update, so not in the next."""
+    run = _get_live_run(run_id)
+    if Cursor(-1 if run.last_step is None else run.last_step, run.status) == cursor:
+        return "", cursor
+    nodes = run_steps(run)
+    now = Cursor(nodes[-1].sequence_id if nodes else -1, run.status)
+    return live_update(request, run, nodes, cursor, step), now
 
 
 @require_GET
@@ -104,63 +199,66 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @require_GET
 def run_status(request: HttpRequest, run_id: int) -> HttpResponse:
-    """The live region, for the polling fallback; 286 stops polling once the run ended."""
-    step = _live_step(request)
-    if isinstance(step, HttpResponse):
-        return step
-    run = _get_run(run_id)
-    nodes = run_steps(run)
-    context = run_context(run, nodes, _selected(nodes, step))
-    response = render(request, "runs/run_detail.html#run-live", context)
-    if run.is_finished:
-        response.status_code = HttpResponseStopPolling.status_code
-    return response
+    """The polling fallback: the update since ``after``/``status``; 204 while nothing
+    changed; 286 (htmx: stop polling) once the run has ended."""
+    query = _live_query(request)
+    if isinstance(query, HttpResponse):
+        return query
+    html, cursor = _update_since(request, run_id, query.cursor, query.step)
+    status = HttpResponseStopPolling.status_code if cursor.finished else 200
+    if not html:
+        return HttpResponse(status=status if cursor.finished else 204)
+    return HttpResponse(html, status=status)
 
 
-def _live_fragment(
-    request: HttpRequest, run_id: int, last: tuple | None, step: int | None = None
-) -> tuple[str, tuple, bool]:
-    """The live region if the run changed since ``last`` (else ""), its new signature, and
-    whether the run has finished. The signature, not the HTML, decides: the HTML carries a
-    freshly masked CSRF token each time."""
-    run = _get_run(run_id)
-    # A cheap look first: while nothing changed, nothing is summarised, read or rendered.
-    steps = tuple(run.nodes.order_by("sequence_id").values_list("pk", "status"))
-    signature = (run.status, run.error, steps)
-    if signature == last:
-        return "", signature, run.is_finished
-    nodes = run_steps(run)
-    context = run_context(run, nodes, _selected(nodes, step))
-    # With the request, so the forms in the fragment carry the CSRF token.
-    html = render_to_string("runs/run_detail.html#run-live", context, request=request)
-    return html, signature, run.is_finished
+_LINES = re.compile(r"\r\n|\r|\n")  # what ends a line in an event stream (and nothing else)
+
+
+def _event(name: str, data: str, event_id: str = "") -> str:
+    lines = "".join(f"data: {line}\n" for line in _LINES.split(data))
+    head = f"id: {event_id}\n" if event_id else ""
+    return f"{head}event: {name}\n{lines}\n"
 
 
 @require_GET
 async def run_events(request: HttpRequest, run_id: int) -> HttpResponse:
-    """Server-sent events: the live region each time it changes, then ``done``.
+    """Server-sent events: an update (``status``) each time the run changes, then ``done``.
 
-    An async generator holds no thread while it waits, so many watchers cost little.
+    An async generator holds no thread while it waits, so many watchers cost little. It
+    waits on ``live.waiter``: a notification on PostgreSQL, the marker every 0.1 s on
+    SQLite; the marker is read (one query) before anything is rendered.
     """
     user = await request.auser()
     if not user.is_authenticated:
         return redirect_to_login(request.get_full_path())
-    step = _live_step(request)
-    if isinstance(step, HttpResponse):
-        return step
+    query = _live_query(request)
+    if isinstance(query, HttpResponse):
+        return query
     await sync_to_async(_get_run)(run_id)  # 404 before the stream starts
 
     async def stream() -> AsyncIterator[str]:
-        last, started = None, time.monotonic()
-        while time.monotonic() - started < SSE_MAX_SECONDS:
-            html, last, finished = await sync_to_async(_live_fragment)(request, run_id, last, step)
-            if html:
-                data = "\n".join(f"data: {line}" for line in html.splitlines())
-                yield f"event: status\n{data}\n\n"
-            if finished:
-                yield "event: done\ndata: done\n\n"
-                return
-            await asyncio.sleep(SSE_POLL_SECONDS)
+        cursor = query.cursor
+        async with live.waiter(run_id) as waiting:
+            yield ": listening\n\n"  # a comment: the stream is open and waiting
+            started = quiet = time.monotonic()
+            while (left := SSE_MAX_SECONDS - (time.monotonic() - started)) > 0:
+                current = await sync_to_async(live.marker)(run_id)
+                if current is None:  # the run was deleted
+                    return
+                if current != cursor:
+                    html, cursor = await sync_to_async(_update_since)(
+                        request, run_id, cursor, query.step
+                    )
+                    if html:
+                        yield _event("status", html, cursor.token)
+                        quiet = time.monotonic()
+                if cursor.finished:
+                    yield _event("done", "done")
+                    return
+                if time.monotonic() - quiet > SSE_KEEPALIVE_SECONDS:
+                    yield ": keepalive\n\n"
+                    quiet = time.monotonic()
+                await waiting.wait(left)
 
     response = StreamingHttpResponse(stream(), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
