@@ -206,6 +206,8 @@ CSRF_FAILURE_VIEW = "runs.api.csrf_failure"
 # exactly like a user's own app; REWIND_PIPELINES adds more without editing this file.
 REWIND_PIPELINES = {
     "research": "runs.pipelines.research.pipeline",
+    # A plain Burr counter calling a tool over HTTP each step: what rewind_bench times.
+    "loop": "runs.pipelines.loop.application",
     **env_pairs("REWIND_PIPELINES"),
 }
 REWIND_DEFAULT_PIPELINE = env_str("REWIND_DEFAULT_PIPELINE", "research")

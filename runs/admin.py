@@ -73,7 +73,13 @@ class DeferringChangeList(ChangeList):
     def get_queryset(self, request: HttpRequest, exclude_parameters: Any = None) -> QuerySet:
         queryset = super().get_queryset(request, exclude_parameters)
         defer = getattr(self.model_admin, "changelist_defer", ())
-        return queryset.defer(*defer) if defer else queryset
+        queryset = queryset.defer(*defer) if defer else queryset
+        # Django applies list_select_related only to a query that joins nothing yet; a model
+        # whose manager joins its blobs (runs.models.StoresBlobs) joins them.
+        related = self.list_select_related
+        if related and related is not True:
+            queryset = queryset.select_related(*related)
+        return queryset
 
 
 class RecentValuesFilter(admin.SimpleListFilter):

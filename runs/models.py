@@ -6,11 +6,129 @@ Numbers that describe *how* a step ran (latency, tokens, cost) live on ``Node``;
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Iterable
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+
+from runs.engine.hashing import canonical_json, sha256_text
+
+
+class BlobQuerySet(models.QuerySet):
+    def store(self, blobs: Iterable[Blob], known: set[str] | None = None) -> None:
+        """Insert the blobs not stored yet, in one statement (none at all when ``known`` — the
+        hashes a caller has seen stored — holds every one). A blob already there is kept."""
+        new = {b.sha256: b for b in blobs if known is None or b.sha256 not in known}
+        if new:
+            self.bulk_create(new.values(), ignore_conflicts=True)
+            if known is not None:
+                known.update(new)
+
+
+class Blob(models.Model):
+    """A value stored once, under the sha256 of its canonical JSON (DESIGN.md, rule 4): Burr
+    state snapshots and the inputs, outputs and prompts of steps. Runs, steps and forks refer
+    to blobs by hash, so an unchanged replay — whose states and outputs are its parent's —
+    adds only its own step rows. Blobs are never rewritten and never deleted."""
+
+    sha256 = models.CharField(max_length=64, primary_key=True)
+    body = models.TextField()  # canonical JSON: sorted keys, compact separators, UTF-8
+
+    objects = BlobQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"blob {self.sha256[:12]}… ({len(self.body)} chars)"
+
+    @classmethod
+    def of_text(cls, text: str) -> Blob:
+        """The blob of ``text``, which must be canonical JSON already."""
+        return cls(sha256=sha256_text(text), body=text)
+
+    @classmethod
+    def of_value(cls, value: Any) -> Blob:
+        return cls.of_text(canonical_json(value))
+
+
+def stored_json(name: str, default: Callable[[], Any] | None = None) -> property:
+    """A model attribute whose JSON value lives in ``Blob``, through the foreign key
+    ``<name>_blob``: read, it is decoded once per instance; assigned, its blob is made and
+    kept aside until the row is saved (``StoresBlobs``). ``None`` is no blob at all."""
+    fk = f"{name}_blob"
+
+    def get(obj: models.Model) -> Any:
+        values = obj.__dict__.setdefault("_stored_values", {})
+        if name not in values:
+            blob = getattr(obj, fk) if getattr(obj, f"{fk}_id") is not None else None
+            values[name] = json.loads(blob.body) if blob is not None else (
+                default() if default else None
+            )
+        return values[name]
+
+    def put(obj: models.Model, value: Any) -> None:
+        blob = None if value is None else Blob.of_value(value)
+        setattr(obj, fk, blob)
+        if blob is not None:
+            obj.__dict__.setdefault("_new_blobs", {})[blob.sha256] = blob
+        obj.__dict__.setdefault("_stored_values", {})[name] = value
+
+    return property(get, put, doc=f"JSON value stored in Blob through {fk}")
+
+
+class StoresBlobs(models.Model):
+    """A model with ``stored_json`` attributes: saving a row stores the blobs it refers to
+    first, in the same transaction."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        Blob.objects.store(self.take_new_blobs())
+        super().save(*args, **kwargs)
+
+    def take_new_blobs(self) -> list[Blob]:
+        """The blobs assigned since the last save, handed over once (the caller stores them)."""
+        return list(self.__dict__.pop("_new_blobs", {}).values())
+
+
+def _related_paths(tree: dict, prefix: str = "") -> Iterable[str]:
+    for name, below in tree.items():
+        if below:
+            yield from _related_paths(below, f"{prefix}{name}__")
+        else:
+            yield f"{prefix}{name}"
+
+
+class StoresBlobsQuerySet(models.QuerySet):
+    """Rows whose manager joins their blobs (``select_related``), so reading a value costs no
+    query. ``defer()`` takes the values' names too: deferring one leaves its join out (its
+    hash is still loaded; reading the value then costs a query)."""
+
+    VALUES: dict[str, str] = {}  # value attribute → its blob's foreign key
+
+    def bulk_create(self, objs: Iterable[Any], *args: Any, **kwargs: Any) -> list[Any]:
+        objs = list(objs)
+        Blob.objects.store(blob for obj in objs for blob in obj.take_new_blobs())
+        return super().bulk_create(objs, *args, **kwargs)
+
+    def defer(self, *fields: str | None) -> StoresBlobsQuerySet:
+        blobs = {self.VALUES[f] for f in fields if f in self.VALUES}
+        if not blobs:
+            return super().defer(*fields)
+        related = self.query.select_related
+        keep = [
+            path
+            for path in (_related_paths(related) if isinstance(related, dict) else [])
+            if path.split("__", 1)[0] not in blobs
+        ]
+        queryset = self.select_related(None)
+        if keep:
+            queryset = queryset.select_related(*keep)
+        rest = [f for f in fields if f not in self.VALUES]
+        return super(StoresBlobsQuerySet, queryset).defer(*rest) if rest else queryset
 
 
 class RunQuerySet(models.QuerySet):
@@ -206,7 +324,17 @@ class GridRow(models.Model):
         return f"row {self.position} of grid {self.grid_id}: run {self.run_id}"
 
 
-class Node(models.Model):
+class NodeQuerySet(StoresBlobsQuerySet):
+    VALUES = {"inputs": "inputs_blob", "output": "output_blob", "prompt": "prompt_blob"}
+
+
+class NodeManager(models.Manager.from_queryset(NodeQuerySet)):
+    def get_queryset(self) -> NodeQuerySet:
+        # A step is read with its stored values, in the same query.
+        return super().get_queryset().select_related(*NodeQuerySet.VALUES.values())
+
+
+class Node(StoresBlobs):
     class Kind(models.TextChoices):
         LLM = "llm"  # made an LLM call
         TOOL = "tool"  # made calls, none to an LLM (or a declared tool node)
@@ -229,10 +357,19 @@ class Node(models.Model):
     name = models.CharField(max_length=100)
     kind = models.CharField(max_length=4, choices=Kind.choices)
     status = models.CharField(max_length=10, choices=Status.choices)
-    inputs = models.JSONField(default=dict)
-    output = models.JSONField(null=True, blank=True)
+    # What the step read, what it produced (hashed in ``output_sha256``; none when it failed)
+    # and the exact messages it sent (llm steps), each stored once by content (``Blob``):
+    # read and assign ``inputs``, ``output`` and ``prompt`` below.
+    inputs_blob = models.ForeignKey(
+        Blob, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    output_blob = models.ForeignKey(
+        Blob, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     output_sha256 = models.CharField(max_length=64, blank=True)
-    prompt = models.JSONField(null=True, blank=True)  # the exact messages sent (llm nodes)
+    prompt_blob = models.ForeignKey(
+        Blob, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     model_requested = models.CharField(max_length=200, blank=True)
     model_answered = models.CharField(max_length=200, blank=True)
     temperature = models.FloatField(null=True, blank=True)
@@ -261,6 +398,12 @@ class Node(models.Model):
     error = models.TextField(blank=True)
     raw_output = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    inputs = stored_json("inputs", dict)
+    output = stored_json("output")
+    prompt = stored_json("prompt")
+
+    objects = NodeManager()
 
     class Meta:
         ordering = ["run_id", "sequence_id"]
@@ -361,16 +504,29 @@ class ToolCacheEntry(CacheEntry):
         return f"{self.tool} {self.key[:12]}…"
 
 
-class BurrState(models.Model):
-    """Burr's persister table, written through the ORM by ``DjangoPersister``."""
+class BurrStateQuerySet(StoresBlobsQuerySet):
+    VALUES = {"state": "state_blob"}
+
+
+class BurrStateManager(models.Manager.from_queryset(BurrStateQuerySet)):
+    def get_queryset(self) -> BurrStateQuerySet:
+        return super().get_queryset().select_related("state_blob")
+
+
+class BurrState(StoresBlobs):
+    """Burr's persister table, written through the ORM by ``DjangoPersister``. The snapshot
+    itself is a ``Blob`` (canonical JSON of Burr's serialised state), shared by every row
+    that holds the same state — an unchanged replay's rows point at its parent's snapshots."""
 
     partition_key = models.CharField(max_length=100, default="")
     app_id = models.CharField(max_length=100)
     sequence_id = models.IntegerField()
     position = models.CharField(max_length=100)
     status = models.CharField(max_length=10)
-    state = models.TextField()  # canonical JSON of Burr's serialised state
+    state_blob = models.ForeignKey(Blob, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = BurrStateManager()
 
     class Meta:
         verbose_name = "Burr state row"
@@ -384,6 +540,16 @@ class BurrState(models.Model):
 
     def __str__(self) -> str:
         return f"app {self.app_id} step {self.sequence_id} ({self.position}, {self.status})"
+
+    @property
+    def state(self) -> str:
+        """The snapshot's canonical JSON text."""
+        return self.state_blob.body
+
+    @state.setter
+    def state(self, text: str) -> None:
+        self.state_blob = Blob.of_text(text)
+        self.__dict__.setdefault("_new_blobs", {})[self.state_blob.sha256] = self.state_blob
 
 
 class ProviderSettings(models.Model):

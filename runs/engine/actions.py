@@ -78,7 +78,7 @@ class RunContext:
     occurrences: Counter = field(default_factory=Counter)
     # (sequence id, key, occurrence) → the LLMCacheEntry the source's step used for that call:
     # a step that makes the same call reads the same answer back (``cache.get_llm``).
-    pins: dict[tuple[int, str, int], str] = field(default_factory=dict)
+    pins: dict[tuple[int, str, int], Any] = field(default_factory=dict)  # → cache entry
     hits: Counter = field(default_factory=Counter)  # pins read from the cache, counted at the end
     # A preview walks the cache the way the fork will, writing nothing: a miss stops it,
     # with "live" (the fork would call out here) or "fails" (the step would fail) set here.
@@ -96,6 +96,9 @@ class RunContext:
     visits: Counter = field(default_factory=Counter)  # visits of each action so far
     artifact: tuple[str, str] | None = None  # (path, sha256) written by the artifact node
     on_step: Callable[[Any], None] | None = None
+    # Hashes of blobs known to be stored (the source's states and values): a step whose
+    # state and values are all among them stores no blob (runs.models.Blob).
+    known_blobs: set[str] = field(default_factory=set)
     _client: ChatClient | None = None
 
     def client(self) -> ChatClient:
@@ -189,19 +192,19 @@ def run_llm(spec: LLMNode, view: dict, ctx: RunContext, record: StepRecord) -> A
     occurrence = ctx.occurrences[key]
     ctx.occurrences[key] += 1
     record.cache_key = key
-    pinned = cache.pinned_pk(ctx.pins.get((ctx.sequence_id, key, occurrence)), "llm")
+    pinned = ctx.pins.get((ctx.sequence_id, key, occurrence))
     if ctx.preview:
-        entry = None if ctx.live else cache.get_llm(key, occurrence, pinned, touch=False)  # preview
+        entry = None if ctx.live else cache.get_llm(key, occurrence, pinned)  # preview
         if entry is None:
             raise PreviewMiss(key)
         return _from_entry(spec, entry, record)
     if ctx.live:
         return _call_llm(spec, request, occurrence, ctx, record)
-    entry = cache.get_llm(key, occurrence, pinned, touch=False)
+    entry = cache.get_llm(key, occurrence, pinned)
     if entry is not None:  # a hit takes no lock
         return _from_entry(spec, entry, record)
     with call_lock(key):  # identical calls in flight go to the provider once
-        entry = cache.get_llm(key, occurrence, pinned, touch=False)  # stored while we waited?
+        entry = cache.get_llm(key, occurrence, pinned)  # stored while we waited?
         if entry is not None:
             return _from_entry(spec, entry, record)
         record.cache_note = cache.explain_llm(spec.name, request)
@@ -303,8 +306,8 @@ def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) ->
     else:
         key = tool_cache_key(spec.name, spec.version, {"args": args, "data": data})
         record.cache_key = key
-        pinned = cache.pinned_pk(ctx.pins.get((ctx.sequence_id, key, 0)), "tool")
-        entry = None if ctx.live else cache.get_tool(key, 0, pinned, touch=False)
+        pinned = ctx.pins.get((ctx.sequence_id, key, 0))
+        entry = None if ctx.live else cache.get_tool(key, 0, pinned)
         if entry is not None:
             record.cache_source = "render-cache" if spec.artifact else "tool-cache"
             record.cache_entries.append(f"tool:{entry.pk}")

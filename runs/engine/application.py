@@ -20,38 +20,37 @@ from django.conf import settings
 
 from runs.engine.actions import RunContext
 from runs.engine.apps import BurrApp
+from runs.engine.cache import Entry
 from runs.engine.errors import NodeFailure
 from runs.engine.overrides import Override
 from runs.engine.persister import PARTITION_KEY, DjangoPersister
 from runs.engine.pipeline import Pipeline
 from runs.engine.providers.config import current_config
-from runs.models import LLMCacheEntry, Node, Run, ToolCacheEntry
+from runs.models import LLMCacheEntry, Node, ToolCacheEntry
 
 
-def source_pins(source: Run | None, start: int) -> dict[tuple[int, str, int], str]:
-    """(sequence id, key, occurrence) → pinned entry ("llm:<id>"/"tool:<id>") for every call
-    ``source``'s steps from ``start`` on made (inherited steps carry their executor's)."""
-    if source is None:
-        return {}
-    used = {
-        seq: entries
-        for seq, entries in source.nodes.filter(sequence_id__gte=start).values_list(
-            "sequence_id", "cache_entries"
-        )
-        if entries
-    }
+def source_pins(steps: Iterable[Node], start: int) -> dict[tuple[int, str, int], Entry]:
+    """(sequence id, key, occurrence) → the cache entry the source's step used for that call,
+    for every call its ``steps`` from ``start`` on made (inherited steps carry their
+    executor's pins). The entries are loaded here, at most two queries for the whole run, so
+    a step that makes the same call reads its answer without one."""
+    used = {s.sequence_id: s.cache_entries for s in steps if s.sequence_id >= start}
     wanted: dict[str, set[int]] = {"llm": set(), "tool": set()}
     for entries in used.values():
-        for pin in entries:
+        for pin in entries or []:
             table, _, pk = str(pin).partition(":")
             if table in wanted and pk.isdigit():
                 wanted[table].add(int(pk))
-    calls: dict[str, tuple[str, int]] = {}
+    loaded: dict[str, Entry] = {}
     for table, model in (("llm", LLMCacheEntry), ("tool", ToolCacheEntry)):
-        rows = model.objects.filter(pk__in=wanted[table]).values_list("pk", "key", "occurrence")
-        calls.update({f"{table}:{pk}": (key, occurrence) for pk, key, occurrence in rows})
+        if wanted[table]:
+            found = model.objects.filter(pk__in=wanted[table])
+            loaded.update((f"{table}:{entry.pk}", entry) for entry in found)
     return {
-        (seq, *calls[pin]): pin for seq, entries in used.items() for pin in entries if pin in calls
+        (seq, entry.key, entry.occurrence): entry
+        for seq, entries in used.items()
+        for pin in entries or []
+        if (entry := loaded.get(pin)) is not None
     }
 
 
@@ -63,14 +62,15 @@ def make_context(
     overrides: dict[int, dict[str, Override]],
     live: bool,
     prior: Iterable[Node],
-    pins: dict[tuple[int, str, int], str],
-    source: Run | None = None,
+    pins: dict[tuple[int, str, int], Entry],
+    source_steps: list[Node] | None = None,
     start: int = 0,
     preview: bool = False,
 ) -> RunContext:
     """``prior`` are the steps already recorded before execution starts (inherited, or done
-    before a worker died), in order."""
+    before a worker died), in order; ``source_steps`` the steps of the run forked, in order."""
     prior = list(prior)
+    source_steps = source_steps or []
     # The endpoint (base URL, key) is the one configured now; model and temperature are the
     # run's own, inherited by forks — so a fork needs no configured model.
     config = current_config()
@@ -90,32 +90,26 @@ def make_context(
         pins=pins,
         preview=preview,
         previous_node=prior[-1].name if prior else None,
-        source_outputs=(
-            {
-                seq: (name, output, kind)
-                for seq, name, output, kind in source.nodes.filter(
-                    sequence_id__gte=start
-                ).values_list("sequence_id", "name", "output", "kind")
-            }
-            if source is not None
-            else {}
-        ),
-        source_inputs=_inputs_by_visit(source),
+        source_outputs={
+            n.sequence_id: (n.name, n.output, n.kind)
+            for n in source_steps
+            if n.sequence_id >= start
+        },
+        source_inputs=_inputs_by_visit(source_steps),
         visits=Counter(n.name for n in prior),
     )
 
 
-def _inputs_by_visit(source: Run | None) -> dict[tuple[str, int], dict[str, Any]]:
-    """The runtime inputs each visit of each action of ``source`` received (Burr app steps
+def _inputs_by_visit(steps: list[Node]) -> dict[tuple[str, int], dict[str, Any]]:
+    """The runtime inputs each visit of each action of the source received (Burr app steps
     record them as ``inputs["inputs"]``)."""
     found: dict[tuple[str, int], dict[str, Any]] = {}
-    if source is None:
-        return found
     visits: Counter = Counter()
-    for name, inputs in source.nodes.order_by("sequence_id").values_list("name", "inputs"):
+    for node in steps:
+        inputs = node.inputs
         if isinstance(inputs, dict) and isinstance(inputs.get("inputs"), dict):
-            found[(name, visits[name])] = inputs["inputs"]
-        visits[name] += 1
+            found[(node.name, visits[node.name])] = inputs["inputs"]
+        visits[node.name] += 1
     return found
 
 

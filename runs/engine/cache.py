@@ -23,25 +23,20 @@ from runs.models import LLMCacheEntry, ToolCacheEntry
 NEAREST_WINDOW = 25  # recent entries of a node searched for the closest one on a miss
 
 
-def _touch(model: type[LLMCacheEntry | ToolCacheEntry], pk: int) -> None:
-    model.objects.filter(pk=pk).update(hit_count=F("hit_count") + 1, last_hit_at=timezone.now())
-
-
 Entry = LLMCacheEntry | ToolCacheEntry
 
 
-def _read(
-    model: type[Entry], key: str, occurrence: int, pinned: int | None, touch: bool
-) -> Entry | None:
-    """What to read for (key, occurrence): the pinned entry if it is one of this key's, else
-    the first one the key got."""
-    entries = model.objects.filter(key=key, occurrence=occurrence)
-    entry = entries.filter(pk=pinned).first() if pinned is not None else None
-    if entry is None:
-        entry = entries.order_by("id").first()
-    if entry is not None and touch:
-        _touch(model, entry.pk)
-    return entry
+def _read(model: type[Entry], key: str, occurrence: int, pinned: Entry | None) -> Entry | None:
+    """What to read for (key, occurrence): the pinned entry — loaded with the run's pins, so a
+    replayed call costs no query — if it is one of this key's, else the first one the key got.
+    Reading never writes: hits are counted once, at the end of the run (``count_hits``)."""
+    if (
+        isinstance(pinned, model)
+        and pinned.key == key
+        and pinned.occurrence == occurrence
+    ):
+        return pinned
+    return model.objects.filter(key=key, occurrence=occurrence).order_by("id").first()
 
 
 def _keep(model: type[Entry], value_field: str, fields: dict[str, Any]) -> Entry:
@@ -58,20 +53,16 @@ def _keep(model: type[Entry], value_field: str, fields: dict[str, Any]) -> Entry
         return model.objects.get(**same)  # another process stored the same answer
 
 
-def get_llm(
-    key: str, occurrence: int, pinned: int | None = None, *, touch: bool = True
-) -> LLMCacheEntry | None:
-    return _read(LLMCacheEntry, key, occurrence, pinned, touch)
+def get_llm(key: str, occurrence: int, pinned: Entry | None = None) -> LLMCacheEntry | None:
+    return _read(LLMCacheEntry, key, occurrence, pinned)
 
 
 def put_llm(**fields: Any) -> LLMCacheEntry:
     return _keep(LLMCacheEntry, "response", fields)
 
 
-def get_tool(
-    key: str, occurrence: int = 0, pinned: int | None = None, *, touch: bool = True
-) -> ToolCacheEntry | None:
-    return _read(ToolCacheEntry, key, occurrence, pinned, touch)
+def get_tool(key: str, occurrence: int = 0, pinned: Entry | None = None) -> ToolCacheEntry | None:
+    return _read(ToolCacheEntry, key, occurrence, pinned)
 
 
 def put_tool(**fields: Any) -> ToolCacheEntry:

@@ -110,7 +110,7 @@ class StepCalls:
     sequence_id: int
     action: str
     live: bool = False
-    pins: dict[tuple[int, str, int], str] = field(default_factory=dict)
+    pins: dict[tuple[int, str, int], Any] = field(default_factory=dict)  # → cache entry
     llm_model: str | None = None  # llm.model / llm.temperature overrides of this step
     llm_temperature: float | None = None
     preview: bool = False
@@ -167,12 +167,8 @@ class StepCalls:
         if self.live:
             return None
         if call.kind == "llm":
-            return cache.get_llm(
-                call.key, call.occurrence, cache.pinned_pk(pinned, "llm"), touch=False
-            )
-        return cache.get_tool(
-            call.key, call.occurrence, cache.pinned_pk(pinned, "tool"), touch=False
-        )
+            return cache.get_llm(call.key, call.occurrence, pinned)
+        return cache.get_tool(call.key, call.occurrence, pinned)
 
     def replayed(self, request: httpx.Request, call: Call, entry: Any) -> httpx.Response:
         stored = entry.response if call.kind == "llm" else entry.result

@@ -107,7 +107,7 @@ def _walk(
         overrides=overrides,
         live=False,
         prior=prior,
-        pins=source_pins(source, target.sequence_id),
+        pins=source_pins(steps, target.sequence_id),
         preview=True,
     )
     walk = _Walk(ctx)

@@ -27,10 +27,10 @@ from runs.engine.errors import NodeFailure, RewindError
 from runs.engine.hashing import content_sha256, semantic_state, trajectory_sha256
 from runs.engine.leases import Heartbeat
 from runs.engine.overrides import effective_overrides
-from runs.engine.persister import DjangoPersister
+from runs.engine.persister import PARTITION_KEY, DjangoPersister
 from runs.engine.pipeline import get_pipeline
 from runs.engine.recorder import AsyncStepRecorder, StepRecorder, failure_message
-from runs.models import Node, Run
+from runs.models import BurrState, Node, Run
 
 
 class Turns:
@@ -208,14 +208,15 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
     heartbeat.start()
     ctx: RunContext | None = None
     try:
-        ctx = _context(run)
+        prior = list(run.nodes.order_by("sequence_id").defer("output", "prompt"))
+        ctx = _context(run, prior)
         ctx.on_step = on_step
         recorder = StepRecorder(ctx, DjangoPersister())
         hook = AsyncStepRecorder(recorder) if ctx.pipeline.is_async else recorder
-        app = _application(run, ctx, hook)
+        app = _application(run, ctx, hook, prior)
         if isinstance(hook, AsyncStepRecorder):
             hook.app = app
-        start = start_turn(run, list(run.nodes.order_by("sequence_id")), app)
+        start = start_turn(run, prior, app)
         if ctx.pipeline.is_async:
             async_to_sync(adrive)(app, run, ctx, recorder, start)
         else:
@@ -257,28 +258,46 @@ def finish_run(
     Run.objects.finish(run.pk, status, **fields)
 
 
-def _context(run: Run) -> RunContext:
+def _context(run: Run, prior: list[Node]) -> RunContext:
     start = run.fork_sequence_id if run.fork_sequence_id is not None else 0
-    return make_context(
+    source_steps = list(run.parent.nodes.order_by("sequence_id")) if run.parent else []
+    ctx = make_context(
         run_id=run.pk,
         pipeline=get_pipeline(run.pipeline),
         provider=run.provider,
         overrides=effective_overrides(run),
         live=run.mode == Run.Mode.LIVE,
-        prior=run.nodes.order_by("sequence_id"),
-        pins=source_pins(run.parent, start),
-        source=run.parent,
+        prior=prior,
+        pins=source_pins(source_steps, start),
+        source_steps=source_steps,
         start=start,
     )
+    ctx.known_blobs = known_blobs(run.parent, [*prior, *source_steps])
+    return ctx
 
 
-def _application(run: Run, ctx: RunContext, hook: StepRecorder | AsyncStepRecorder):
+def known_blobs(source: Run | None, steps: list[Node]) -> set[str]:
+    """The blobs a run's steps are likely to store again, all known to be stored: its
+    source's state snapshots (one query) and the values of ``steps``."""
+    known = {
+        blob
+        for step in steps
+        for blob in (step.inputs_blob_id, step.output_blob_id, step.prompt_blob_id)
+        if blob is not None
+    }
+    if source is not None:
+        rows = BurrState.objects.filter(partition_key=PARTITION_KEY, app_id=str(source.pk))
+        known.update(rows.values_list("state_blob_id", flat=True))
+    return known
+
+
+def _application(run: Run, ctx: RunContext, hook: StepRecorder | AsyncStepRecorder, prior):
     return build_application(
         ctx,
         app_id=str(run.pk),
         inputs=run.inputs,
         # The last step already recorded: inherited, or executed by this run before its
         # worker died (a resumed run continues after it).
-        predecessor=run.nodes.order_by("-sequence_id").first(),
+        predecessor=prior[-1] if prior else None,
         hooks=[hook],
     )

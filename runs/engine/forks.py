@@ -111,7 +111,11 @@ def make_fork(fork: Fork) -> Run:
             override=override.as_json() if override else None,
             mode=Run.Mode.LIVE if fork.live else Run.Mode.CACHE,
         )
-        inherited = source.nodes.filter(sequence_id__lt=target.sequence_id).order_by("sequence_id")
+        inherited = (
+            source.nodes.filter(sequence_id__lt=target.sequence_id)
+            .order_by("sequence_id")
+            .defer("inputs", "output", "prompt")
+        )
         Node.objects.bulk_create([_inherit(n, run) for n in inherited])
         edges = source.edges.filter(sequence_id__lt=target.sequence_id)
         Edge.objects.bulk_create(
@@ -134,10 +138,11 @@ def _inherit(node: Node, fork: Run) -> Node:
         name=node.name,
         kind=node.kind,
         status=node.status,
-        inputs=node.inputs,
-        output=node.output,
+        # The same stored values, by hash: an inherited step adds no blob.
+        inputs_blob_id=node.inputs_blob_id,
+        output_blob_id=node.output_blob_id,
         output_sha256=node.output_sha256,
-        prompt=node.prompt,
+        prompt_blob_id=node.prompt_blob_id,
         model_requested=node.model_requested,
         model_answered=node.model_answered,
         temperature=node.temperature,

@@ -151,7 +151,8 @@ def verdicts(
     rows = (
         Node.objects.filter(run__sample_of=run_a, run__status=Run.Status.COMPLETED)
         .annotate(sample_start=F("run__fork_sequence_id"))
-        .only("run_id", "sequence_id", "name", "output")
+        .defer("inputs", "prompt")
+        .only("run_id", "sequence_id", "name", "output_blob__body")
         .order_by("run_id", "sequence_id")
     )
     samples: dict[int, tuple[int, list[Node]]] = {}

@@ -1,10 +1,10 @@
 """Burr's state persister, written through the Django ORM.
 
 Burr calls ``load`` when a fork initialises from a prior row. ``save`` is called by
-``runs.engine.recorder.StepRecorder`` inside the same transaction that writes the step's
-Node row, so a state row never exists without its node row (or the reverse), on SQLite and
-PostgreSQL alike. The state is stored as canonical JSON, so two identical states are
-byte-identical rows.
+``runs.engine.recorder.StepRecorder`` (through ``row``) inside the same transaction that
+writes the step's Node row, so a state row never exists without its node row (or the
+reverse), on SQLite and PostgreSQL alike. The state is stored as canonical JSON in a
+``Blob``, once per distinct state: rows holding the same state share it.
 """
 
 from __future__ import annotations
@@ -65,7 +65,19 @@ class DjangoPersister(BaseStatePersister):
         status: Literal["completed", "failed"],
         **kwargs: Any,
     ) -> None:
-        BurrState.objects.create(
+        self.row(partition_key, app_id, sequence_id, position, state, status).save()
+
+    def row(
+        self,
+        partition_key: str | None,
+        app_id: str,
+        sequence_id: int,
+        position: str,
+        state: State,
+        status: Literal["completed", "failed"],
+    ) -> BurrState:
+        """The state row ``save`` would write, unsaved: the recorder writes it with the step."""
+        return BurrState(
             partition_key=partition_key or PARTITION_KEY,
             app_id=app_id,
             sequence_id=sequence_id,

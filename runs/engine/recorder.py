@@ -28,7 +28,7 @@ from runs.engine.capture import StepCalls
 from runs.engine.errors import NodeFailure, storable_text
 from runs.engine.hashing import content_sha256, semantic_state
 from runs.engine.persister import DjangoPersister
-from runs.models import Edge, Node
+from runs.models import Blob, Edge, Node
 
 
 def failure_message(exception: BaseException) -> str:
@@ -116,20 +116,27 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
             if isinstance(exception, NodeFailure) and exception.raw and not record.raw_output:
                 record.raw_output = exception.raw
         record.raw_output = storable_text(record.raw_output)
+        row = self.persister.row(
+            partition_key, app_id, sequence_id, name, state, "failed" if failed else "completed"
+        )
+        node = Node(
+            run_id=self.ctx.run_id,
+            sequence_id=sequence_id,
+            name=name,
+            status=Node.Status.FAILED if failed else Node.Status.COMPLETED,
+            src_run_id=self.ctx.run_id,
+            src_sequence_id=sequence_id,
+            error=storable_text(failure_message(exception)) if failed else "",
+            **record.node_fields(),
+        )
+        # One transaction: the blobs not stored yet (none, when the step reproduced its
+        # source's state and values), the state row, the step row and the edge to it.
         with transaction.atomic():
-            self.persister.save(
-                partition_key, app_id, sequence_id, name, state, "failed" if failed else "completed"
+            Blob.objects.store(
+                [*row.take_new_blobs(), *node.take_new_blobs()], known=self.ctx.known_blobs
             )
-            node = Node.objects.create(
-                run_id=self.ctx.run_id,
-                sequence_id=sequence_id,
-                name=name,
-                status=Node.Status.FAILED if failed else Node.Status.COMPLETED,
-                src_run_id=self.ctx.run_id,
-                src_sequence_id=sequence_id,
-                error=storable_text(failure_message(exception)) if failed else "",
-                **record.node_fields(),
-            )
+            row.save()
+            node.save()
             if self.ctx.previous_node is not None:
                 Edge.objects.create(
                     run_id=self.ctx.run_id,

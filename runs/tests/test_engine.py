@@ -596,11 +596,12 @@ def test_cache_entries_are_per_answer_and_a_lookup_reads_the_pinned_or_the_first
     assert again.pk == first.pk  # the same answer is one entry
     assert later.pk != first.pk  # a different one is kept beside it, never over it
     assert cache.get_llm(key, 0).response == {"content": "first"}
-    assert cache.get_llm(key, 0, pinned=later.pk).response == {"content": "a later answer"}
-    assert cache.get_llm(key, 0, pinned=first.pk + 10_000).pk == first.pk  # not this key's
+    assert cache.get_llm(key, 0, pinned=later).response == {"content": "a later answer"}
+    assert cache.get_llm(key, 1, pinned=later).response == {"content": "second"}  # not this call's
     assert cache.get_llm(key, 1).response == {"content": "second"}
     assert LLMCacheEntry.objects.filter(key=key).count() == 3
-    assert LLMCacheEntry.objects.get(pk=first.pk).hit_count == 3
+    # A read writes nothing: a run counts its hits once, at its end (cache.count_hits).
+    assert LLMCacheEntry.objects.get(pk=first.pk).hit_count == 0
 
 
 # --- failing loudly, over the real transport ------------------------------------------------

@@ -144,7 +144,7 @@ def test_a_file_swapped_for_a_symlink_after_the_fork_was_made_is_refused_when_re
     assert fork.status == Run.Status.FAILED
     assert "args.dataset: must name a regular file inside the data directory" in fork.error
     assert SECRET not in fork.error
-    assert SECRET not in json.dumps(list(fork.nodes.values("output", "error", "raw_output")))
+    assert SECRET not in json.dumps([(n.output, n.error, n.raw_output) for n in fork.nodes.all()])
 
 
 @pytest.mark.parametrize(

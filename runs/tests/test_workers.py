@@ -371,7 +371,7 @@ def test_racing_cache_writes_keep_one_entry_per_answer_and_the_first_stays_first
     assert ToolCacheEntry.objects.filter(key="t" * 64).count() == 1
     # A new lookup reads the first answer; a pinned one reads its own.
     assert cache.get_llm("k" * 64, 1).pk == own.first().pk
-    assert cache.get_llm("k" * 64, 1, pinned=own.last().pk).pk == own.last().pk
+    assert cache.get_llm("k" * 64, 1, pinned=own.last()).pk == own.last().pk
     assert cache.get_tool("t" * 64).result == ToolCacheEntry.objects.get(key="t" * 64).result
 
 

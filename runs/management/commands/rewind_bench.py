@@ -5,7 +5,14 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from runs.engine.bench import NOT_MEASURED, best_time, diff_figure, peak_memory, replay_figures
+from runs.engine.bench import (
+    NOT_MEASURED,
+    best_time,
+    bytes_figure,
+    diff_figure,
+    peak_memory,
+    replay_figures,
+)
 from runs.engine.diff import diff_runs
 from runs.engine.execution import execute_run
 from runs.engine.forks import create_fork
@@ -17,10 +24,11 @@ from runs.models import Run
 
 class Command(RewindCommand):
     help = (
-        "Benchmark the engine on the research pipeline: a run whose every call misses the "
-        "cache, an unchanged replay, a fork at analyse and a diff. Targets are ratios within "
-        "one run (machines are noisy and shared), never absolute times. Makes runs in the "
-        "configured database."
+        "Benchmark the engine: on the research pipeline a run whose every call misses the "
+        "cache, an unchanged replay, a fork at analyse and a diff; on the loop app (a plain "
+        "Burr counter) a cached replay per step against bare Burr running the same app. "
+        "Targets are ratios within one run (machines are noisy and shared), never absolute "
+        "times. Makes runs in the configured database."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -59,8 +67,16 @@ class Command(RewindCommand):
         # Memory in passes of their own: tracing inflates time, so no timing runs under it.
         cold_mem = peak_memory(cold_run)
         replay_mem = peak_memory(replay_once)
+        loop_source = execute_run(create_run("loop", {}).pk)
+        if loop_source.status != Run.Status.COMPLETED:
+            raise CommandError(
+                f"bench: run {loop_source.pk} {loop_source.status}: {loop_source.error}"
+            )
         table = [
-            *replay_figures(source, replay_once, repeat),
+            *replay_figures(
+                loop_source, lambda: execute_run(create_replay(loop_source).pk), repeat
+            ),
+            bytes_figure(source, replay_once),
             diff_figure(100_000, repeat),
             *NOT_MEASURED,
         ]
