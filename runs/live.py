@@ -24,9 +24,10 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
-from django.db import connections
+from django.db import connection, connections
 from django.db.models import OuterRef, Subquery
 
 from runs.models import Node, Run
@@ -79,12 +80,29 @@ def last_step() -> Subquery:
     )
 
 
+@cache
+def _marker_sql(vendor: str) -> str:
+    quote = connections["default"].ops.quote_name
+    run, node = Run._meta, Node._meta
+    last = f"MAX({quote(node.get_field('sequence_id').column)})"
+    steps = f"{quote(node.db_table)} WHERE {quote(node.get_field('run').column)} = %s"
+    return (
+        f"SELECT {quote(run.get_field('status').column)}, (SELECT {last} FROM {steps}) "
+        f"FROM {quote(run.db_table)} WHERE {quote(run.pk.column)} = %s"
+    )
+
+
 def marker(run_id: int) -> Cursor | None:
-    """The run's marker now, or None if there is no such run: one query, two values."""
-    row = Run.objects.filter(pk=run_id).values_list("status", last_step())[:1]
-    for status, last in row:
-        return Cursor(-1 if last is None else last, status)
-    return None
+    """The run's marker now, or None if there is no such run: one query, two values. Plain
+    SQL: a stream asks ten times a second, and building the ORM's query cost more than
+    running it."""
+    with connection.cursor() as cursor:
+        cursor.execute(_marker_sql(connection.vendor), [run_id, run_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    status, last = row
+    return Cursor(-1 if last is None else last, status)
 
 
 # --- waiting for a change ----------------------------------------------------------------------

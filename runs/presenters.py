@@ -7,10 +7,11 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime
 from decimal import Decimal
+from functools import lru_cache
 from html import escape  # the stdlib's: Django's adds a lazy-string check per call
-from typing import Any
+from typing import Any, NamedTuple
 
 import markdown
 import nh3
@@ -109,21 +110,27 @@ STEP_COLUMNS = (
 )  # fmt: skip
 
 
-class Step:
+class Step(NamedTuple):
     """One step of a run with only the columns of ``STEP_COLUMNS``, read with
     ``values_list``: building 500 model instances cost more than rendering their rows. It has
     the attribute names of ``Node`` (``pk``, ``src_run_id``, ``model_substituted``), so the
     graph, the timeline and the templates read either."""
 
-    __slots__ = (
-        "pk", "sequence_id", "name", "kind", "status", "cache_source", "cache_key",
-        "total_tokens", "cost_usd", "latency_ms", "created_at", "model_requested",
-        "model_answered", "src_run_id", "src_sequence_id",
-    )  # fmt: skip
-
-    def __init__(self, *values: Any) -> None:
-        for name, value in zip(self.__slots__, values, strict=True):
-            setattr(self, name, value)
+    pk: int
+    sequence_id: int
+    name: str
+    kind: str
+    status: str
+    cache_source: str
+    cache_key: str
+    total_tokens: int
+    cost_usd: Decimal | None
+    latency_ms: float
+    created_at: datetime
+    model_requested: str
+    model_answered: str
+    src_run_id: int
+    src_sequence_id: int
 
     @property
     def id(self) -> int:
@@ -132,9 +139,6 @@ class Step:
     @property
     def model_substituted(self) -> bool:
         return bool(self.model_answered) and self.model_answered != self.model_requested
-
-    def __repr__(self) -> str:
-        return f"<Step {self.name}#{self.sequence_id}>"
 
 
 # --- the timeline: a waterfall of a run's steps -----------------------------------------------
@@ -170,7 +174,7 @@ def nice_ceiling(ms: float) -> float:
     return ms  # not reached: 10 × power is always past ms
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class TimelineStep:
     node: Node | Step
     inherited: bool  # copied from the parent: never ran in this run, so no time of its own
@@ -194,7 +198,8 @@ class Timeline:
     span_ms: float  # from the run's start to its last step's end (or its finish)
     unvisited: tuple[str, ...]  # steps that never ran (pending, or not reached)
     unvisited_state: str
-    scale_ms: float = 0.0  # where the axis ends: the span, or past it while the run goes on
+    scale_ms: float = 0.0  # where the axis ends: the ``nice_ceiling`` of the span
+    finish_ms: float | None = None  # the run's finish, if it has one and steps ran
 
     @property
     def span_text(self) -> str:
@@ -204,45 +209,60 @@ class Timeline:
     def last_sequence_id(self) -> int:
         return self.steps[-1].node.sequence_id if self.steps else -1
 
+    def scale_at(self, after: int, finished: bool) -> float | None:
+        """The axis a page that showed the steps up to ``after`` (and the run ``finished``,
+        or not) drew its bars to; None if it drew none (no step, or only inherited ones)."""
+        ends = [
+            s.start_ms + s.duration_ms
+            for s in self.steps
+            if not s.inherited and s.node.sequence_id <= after
+        ]
+        if not ends:
+            return None
+        span = max(ends)
+        if finished and self.finish_ms is not None:
+            span = max(span, self.finish_ms)
+        return nice_ceiling(span)
+
 
 def timeline(
     run: Run,
     nodes: Sequence[Node | Step],
     unvisited: tuple[str, ...] = (),
     unvisited_state: str = "",
-    *,
-    to_finish: bool = True,
 ) -> Timeline:
     """Where each step sat in time. A step's row is written when it completes, so it started
     ``latency`` before its ``created_at``; offsets are from ``Run.started_at`` (or, for a run
     that never recorded one, its first step's start). Inherited steps ran in another run: they
-    are shown at 0, zero-width. The axis ends at the ``nice_ceiling`` of the span, as a
-    chart's axis ends at a round number: a new step moves it only when it crosses one. The
-    span runs to the run's finish if it has one (and ``to_finish``: what a page saw before
-    the run finished did not). No queries."""
-    executed = [n for n in nodes if n.cache_source != Node.CacheSource.INHERITED]
-    starts = {n.pk: n.created_at - timedelta(milliseconds=n.latency_ms) for n in executed}
-    origin = run.started_at or min(starts.values(), default=None) or run.created_at
-    offsets = {
-        pk: max((start - origin).total_seconds() * 1000, 0.0) for pk, start in starts.items()
+    are shown at 0, zero-width. The axis ends at the ``nice_ceiling`` of the span — to the
+    run's finish, if it has one — as a chart's axis ends at a round number: a new step moves
+    it only when it crosses one. No queries."""
+    inherited = Node.CacheSource.INHERITED
+    starts = {  # seconds since the epoch: arithmetic on datetimes cost more than the rest
+        n.pk: n.created_at.timestamp() - n.latency_ms / 1000
+        for n in nodes
+        if n.cache_source != inherited
     }
-    span = max((offsets[n.pk] + n.latency_ms for n in executed), default=0.0)
-    if to_finish and run.finished_at is not None and origin is not None and executed:
-        span = max(span, (run.finished_at - origin).total_seconds() * 1000)
+    origin = run.started_at.timestamp() if run.started_at else min(starts.values(), default=0.0)
+    offsets = {pk: max((start - origin) * 1000, 0.0) for pk, start in starts.items()}
+    span = max((offsets[n.pk] + n.latency_ms for n in nodes if n.pk in offsets), default=0.0)
+    finish = None
+    if run.finished_at is not None and offsets:
+        finish = (run.finished_at.timestamp() - origin) * 1000
+        span = max(span, finish)
     axis = nice_ceiling(span)
     scale = TIMELINE_SCALE / axis if axis > 0 else 0.0
     steps = []
     for node in nodes:
-        if node.pk not in offsets:
+        start = offsets.get(node.pk)
+        if start is None:
             steps.append(TimelineStep(node, True, 0.0, 0.0, 0.0, 0.0))
             continue
-        start = offsets[node.pk]
+        latency = node.latency_ms
         x = min(start * scale, TIMELINE_SCALE)
-        width = min(max(node.latency_ms * scale, 2.0), TIMELINE_SCALE - x) if scale else 2.0
-        steps.append(
-            TimelineStep(node, False, start, node.latency_ms, round(x, 1), round(width, 1))
-        )
-    return Timeline(steps, span, unvisited, unvisited_state, axis)
+        width = min(max(latency * scale, 2.0), TIMELINE_SCALE - x) if scale else 2.0
+        steps.append(TimelineStep(node, False, start, latency, round(x, 1), round(width, 1)))
+    return Timeline(steps, span, unvisited, unvisited_state, axis, finish)
 
 
 # --- the timeline's rows as HTML ---------------------------------------------------------------
@@ -254,6 +274,8 @@ def timeline(
 # an update sends the new ones. Every value that is not a number is escaped.
 
 _HELP_TITLES = {source: escape(text) for source, text in CACHE_SOURCE_HELP.items()}
+# Names, kinds, statuses, sources and models repeat from row to row: each is escaped once.
+_escape = lru_cache(maxsize=4096)(escape)
 _SEQUENCE = 987_654_321  # a step number no run has, to cut the reversed URL around
 
 
@@ -271,9 +293,9 @@ def step_row_html(row: TimelineStep, url: tuple[str, str], selected: bool = Fals
     node = row.node
     seq = node.sequence_id
     href = f"{url[0]}{seq}{url[1]}"
-    status = escape(node.status)
-    source = escape(node.cache_source)
-    css = f"step kind-{escape(node.kind)} status-{status}"
+    status = _escape(node.status)
+    source = _escape(node.cache_source)
+    css = f"step kind-{_escape(node.kind)} status-{status}"
     if row.inherited:
         css += " inherited"
     current = ""
@@ -284,9 +306,9 @@ def step_row_html(row: TimelineStep, url: tuple[str, str], selected: bool = Fals
     if node.status == Node.Status.FAILED:
         notes += ' <span class="error">failed</span>'
     if node.model_substituted:
-        answered = escape(node.model_answered)
+        answered = _escape(node.model_answered)
         notes += (
-            f' <span class="warning" title="requested {escape(node.model_requested)}, answered'
+            f' <span class="warning" title="requested {_escape(node.model_requested)}, answered'
             f' by {answered}">⚠ model {answered}</span>'
         )
     if row.inherited:
@@ -307,12 +329,12 @@ def step_row_html(row: TimelineStep, url: tuple[str, str], selected: bool = Fals
         )
     cost_title = ""
     if node.cost_usd is None:
-        model = escape(node.model_answered or node.model_requested)
+        model = _escape(node.model_answered or node.model_requested)
         cost_title = f' title="unknown: no price for model {model}"'
     return (
         f'<li class="{css}" id="step-{seq}" data-status="{status}"{current}>'
         f'<span class="what"><a href="{href}" hx-get="{href}"><span class="seq">{seq}</span> '
-        f'<span class="name">{escape(node.name)}</span></a> '
+        f'<span class="name">{_escape(node.name)}</span></a> '
         f'<span class="badge src-{source}" title="{_HELP_TITLES.get(node.cache_source, "")}">'
         f"{source}</span>{notes}</span>"
         '<svg class="bar" viewBox="0 0 1000 10" preserveAspectRatio="none" aria-hidden="true">'

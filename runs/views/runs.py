@@ -17,6 +17,7 @@ import re
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from functools import partial
 from urllib.parse import urlencode
 
 from asgiref.sync import sync_to_async
@@ -48,6 +49,7 @@ from runs.presenters import (
     CACHE_SOURCE_HELP,
     STEP_COLUMNS,
     Step,
+    Timeline,
     render_markdown,
     summarise,
     timeline,
@@ -93,7 +95,7 @@ def run_steps(run: Run) -> list[Step]:
     """A run's steps in order, with the columns the page reads (1 query, no model instances:
     see ``presenters.Step``)."""
     rows = run.nodes.order_by("sequence_id").values_list(*STEP_COLUMNS)
-    return [Step(*row) for row in rows]
+    return [Step._make(row) for row in rows]
 
 
 def _selected(nodes: list[Step], sequence_id: int | None) -> Step | None:
@@ -123,7 +125,8 @@ def graph_context(run: Run, nodes: list[Step], selected: Step | None = None) -> 
         "run": run,
         "graph": graph,
         "timeline": line,
-        "timeline_rows": timeline_rows_html(line.steps, run.pk, selected),
+        # Rendered only if the template writes them (an update writes new rows instead).
+        "timeline_rows": partial(timeline_rows_html, line.steps, run.pk, selected),
         "selected": selected,
         "cache_help": CACHE_SOURCE_HELP,
         "live": live_urls(run, Cursor(line.last_sequence_id, run.status), selected),
@@ -143,14 +146,12 @@ def run_context(run: Run, nodes: list[Step], selected: Step | None = None) -> di
     }
 
 
-def _rescaled(run: Run, nodes: list[Step], cursor: Cursor, now: float) -> bool:
-    """True if the bars a page at ``cursor`` shows were drawn to another axis than ``now``:
+def _rescaled(cursor: Cursor, line: Timeline) -> bool:
+    """True if the bars a page at ``cursor`` shows were drawn to another axis than ``line``'s:
     the update then sends the whole timeline (an axis only moves when the run outgrows it —
     a few times per tenfold; see ``presenters.NICE_STEPS``)."""
-    shown = [n for n in nodes if n.sequence_id <= cursor.after]
-    if all(n.cache_source == Node.CacheSource.INHERITED for n in shown):
-        return False  # no bar of the page depends on the axis
-    return timeline(run, shown, to_finish=cursor.finished).scale_ms != now
+    was = line.scale_at(cursor.after, cursor.finished)
+    return was is not None and was != line.scale_ms
 
 
 def live_update(
@@ -159,7 +160,7 @@ def live_update(
     """The update for a page at ``cursor``: the partials that changed, out of band."""
     context = run_context(run, nodes, _selected(nodes, step))
     line = context["timeline"]
-    rescale = _rescaled(run, nodes, cursor, line.scale_ms)
+    rescale = _rescaled(cursor, line)
     context["rescale"] = rescale
     if not rescale:
         context["new_rows"] = timeline_delta_html(
