@@ -7,7 +7,7 @@ Numbers that describe *how* a step ran (latency, tokens, cost) live on ``Node``;
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -19,12 +19,15 @@ from runs.engine.hashing import canonical_json, sha256_text
 
 
 class BlobQuerySet(models.QuerySet):
-    def store(self, blobs: Iterable[Blob], known: set[str] | None = None) -> None:
-        """Insert the blobs not stored yet, in one statement (none at all when ``known`` — the
-        hashes a caller has seen stored — holds every one). A blob already there is kept."""
-        new = {b.sha256: b for b in blobs if known is None or b.sha256 not in known}
+    def store(self, blobs: Mapping[str, str], known: set[str] | None = None) -> None:
+        """Insert the blobs (hash → canonical JSON) not stored yet, in one statement — none at
+        all when ``known``, the hashes a caller has seen stored, holds every one. A blob
+        already there is kept."""
+        new = [sha for sha in blobs if known is None or sha not in known]
         if new:
-            self.bulk_create(new.values(), ignore_conflicts=True)
+            self.bulk_create(
+                [Blob(sha256=sha, body=blobs[sha]) for sha in new], ignore_conflicts=True
+            )
             if known is not None:
                 known.update(new)
 
@@ -43,14 +46,10 @@ class Blob(models.Model):
     def __str__(self) -> str:
         return f"blob {self.sha256[:12]}… ({len(self.body)} chars)"
 
-    @classmethod
-    def of_text(cls, text: str) -> Blob:
-        """The blob of ``text``, which must be canonical JSON already."""
-        return cls(sha256=sha256_text(text), body=text)
-
-    @classmethod
-    def of_value(cls, value: Any) -> Blob:
-        return cls.of_text(canonical_json(value))
+    @staticmethod
+    def key(text: str) -> str:
+        """The hash a blob of ``text`` (canonical JSON) is stored under."""
+        return sha256_text(text)
 
 
 def stored_json(name: str, default: Callable[[], Any] | None = None) -> property:
@@ -62,25 +61,22 @@ def stored_json(name: str, default: Callable[[], Any] | None = None) -> property
     def get(obj: models.Model) -> Any:
         values = obj.__dict__.setdefault("_stored_values", {})
         if name not in values:
-            blob = getattr(obj, fk) if getattr(obj, f"{fk}_id") is not None else None
-            values[name] = json.loads(blob.body) if blob is not None else (
-                default() if default else None
-            )
+            if getattr(obj, f"{fk}_id") is None:
+                values[name] = default() if default else None
+            else:
+                values[name] = json.loads(getattr(obj, fk).body)
         return values[name]
 
     def put(obj: models.Model, value: Any) -> None:
-        blob = None if value is None else Blob.of_value(value)
-        setattr(obj, fk, blob)
-        if blob is not None:
-            obj.__dict__.setdefault("_new_blobs", {})[blob.sha256] = blob
         obj.__dict__.setdefault("_stored_values", {})[name] = value
+        setattr(obj, f"{fk}_id", None if value is None else obj.keep_blob(canonical_json(value)))
 
     return property(get, put, doc=f"JSON value stored in Blob through {fk}")
 
 
 class StoresBlobs(models.Model):
-    """A model with ``stored_json`` attributes: saving a row stores the blobs it refers to
-    first, in the same transaction."""
+    """A model with values in blobs: saving a row stores the blobs it refers to first, in the
+    same transaction."""
 
     class Meta:
         abstract = True
@@ -89,9 +85,16 @@ class StoresBlobs(models.Model):
         Blob.objects.store(self.take_new_blobs())
         super().save(*args, **kwargs)
 
-    def take_new_blobs(self) -> list[Blob]:
-        """The blobs assigned since the last save, handed over once (the caller stores them)."""
-        return list(self.__dict__.pop("_new_blobs", {}).values())
+    def keep_blob(self, text: str) -> str:
+        """Keep the blob of ``text`` aside to be stored with the row; its hash."""
+        sha = Blob.key(text)
+        self.__dict__.setdefault("_new_blobs", {})[sha] = text
+        return sha
+
+    def take_new_blobs(self) -> dict[str, str]:
+        """The blobs (hash → text) assigned since the last save, handed over once (the caller
+        stores them)."""
+        return self.__dict__.pop("_new_blobs", {})
 
 
 def _related_paths(tree: dict, prefix: str = "") -> Iterable[str]:
@@ -111,13 +114,29 @@ class StoresBlobsQuerySet(models.QuerySet):
 
     def bulk_create(self, objs: Iterable[Any], *args: Any, **kwargs: Any) -> list[Any]:
         objs = list(objs)
-        Blob.objects.store(blob for obj in objs for blob in obj.take_new_blobs())
+        Blob.objects.store({k: v for obj in objs for k, v in obj.take_new_blobs().items()})
         return super().bulk_create(objs, *args, **kwargs)
 
     def defer(self, *fields: str | None) -> StoresBlobsQuerySet:
         blobs = {self.VALUES[f] for f in fields if f in self.VALUES}
         if not blobs:
             return super().defer(*fields)
+        rest = [f for f in fields if f not in self.VALUES]
+        queryset = self._without_joins(blobs)
+        return super(StoresBlobsQuerySet, queryset).defer(*rest) if rest else queryset
+
+    def only(self, *fields: str) -> StoresBlobsQuerySet:
+        """``only("name", "output")``: the values named are loaded with their join, the
+        others' joins are left out."""
+        named = {f.split("__", 1)[0] for f in fields}
+        wanted = {fk for value, fk in self.VALUES.items() if value in named or fk in named}
+        queryset = self._without_joins(set(self.VALUES.values()) - wanted)
+        fields = tuple(
+            f"{self.VALUES[f]}__body" if f in self.VALUES else f for f in fields
+        ) + tuple(f"{fk}__body" for fk in wanted)
+        return super(StoresBlobsQuerySet, queryset).only(*dict.fromkeys(fields))
+
+    def _without_joins(self, blobs: set[str]) -> StoresBlobsQuerySet:
         related = self.query.select_related
         keep = [
             path
@@ -125,10 +144,7 @@ class StoresBlobsQuerySet(models.QuerySet):
             if path.split("__", 1)[0] not in blobs
         ]
         queryset = self.select_related(None)
-        if keep:
-            queryset = queryset.select_related(*keep)
-        rest = [f for f in fields if f not in self.VALUES]
-        return super(StoresBlobsQuerySet, queryset).defer(*rest) if rest else queryset
+        return queryset.select_related(*keep) if keep else queryset
 
 
 class RunQuerySet(models.QuerySet):
@@ -543,13 +559,16 @@ class BurrState(StoresBlobs):
 
     @property
     def state(self) -> str:
-        """The snapshot's canonical JSON text."""
-        return self.state_blob.body
+        """The snapshot: canonical JSON of Burr's serialised state."""
+        values = self.__dict__.setdefault("_stored_values", {})
+        if "state" not in values:
+            values["state"] = self.state_blob.body
+        return values["state"]
 
     @state.setter
     def state(self, text: str) -> None:
-        self.state_blob = Blob.of_text(text)
-        self.__dict__.setdefault("_new_blobs", {})[self.state_blob.sha256] = self.state_blob
+        self.__dict__.setdefault("_stored_values", {})["state"] = text
+        self.state_blob_id = self.keep_blob(text)
 
 
 class ProviderSettings(models.Model):

@@ -88,8 +88,9 @@ class RunContext:
     sequence_id: int | None = None  # the step being executed, set by StepRecorder.pre_run_step
     previous_node: str | None = None
     turn: int = 0  # the turn being run (a Burr app runs one turn per halt)
-    # sequence id → (name, output, kind) of the source's steps: what a writes.* override edits.
-    source_outputs: dict[int, tuple[str, Any, str]] = field(default_factory=dict)
+    # sequence id → the source's step from the fork point on (its output deferred: read only
+    # by a writes.* override, which edits it).
+    source_steps: dict[int, Any] = field(default_factory=dict)
     # (action, k) → the runtime inputs the source's k-th visit of that action received: a
     # fork feeds each step what the same step got, even when its route shifts the turns.
     source_inputs: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)

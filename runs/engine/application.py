@@ -90,11 +90,7 @@ def make_context(
         pins=pins,
         preview=preview,
         previous_node=prior[-1].name if prior else None,
-        source_outputs={
-            n.sequence_id: (n.name, n.output, n.kind)
-            for n in source_steps
-            if n.sequence_id >= start
-        },
+        source_steps={n.sequence_id: n for n in source_steps if n.sequence_id >= start},
         source_inputs=_inputs_by_visit(source_steps),
         visits=Counter(n.name for n in prior),
     )

@@ -135,15 +135,15 @@ def skip_step(
     """Run a step whose writes a fork replaced: it does not execute. The state takes the
     source step's writes with the overridden keys replaced, Burr's position moves past it, and
     the step is recorded with ``cache_source`` "override"."""
-    source = ctx.source_outputs.get(seq)
-    if source is None or source[0] != action.name:
+    source = ctx.source_steps.get(seq)
+    if source is None or source.name != action.name:
         raise NodeFailure(f"cannot override the writes of {action.name}: no source step {seq}")
-    output = {**(source[1] or {}), **writes}
+    output = {**(source.output or {}), **writes}
     before = semantic_state(app.state.get_all())
     state: State = app.state.update(**output).update(**{PRIOR_STEP: action.name, SEQUENCE_ID: seq})
     app.update_state(state)
     record = StepRecord(
-        kind=source[2],
+        kind=source.kind,
         inputs={
             "turn": ctx.turn,
             "inputs": {},
@@ -208,7 +208,11 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
     heartbeat.start()
     ctx: RunContext | None = None
     try:
-        prior = list(run.nodes.order_by("sequence_id").defer("output", "prompt"))
+        prior = list(
+            run.nodes.order_by("sequence_id").defer(
+                "output", "prompt", "calls", "raw_output", "error", "cache_note"
+            )
+        )
         ctx = _context(run, prior)
         ctx.on_step = on_step
         recorder = StepRecorder(ctx, DjangoPersister())
@@ -260,7 +264,17 @@ def finish_run(
 
 def _context(run: Run, prior: list[Node]) -> RunContext:
     start = run.fork_sequence_id if run.fork_sequence_id is not None else 0
-    source_steps = list(run.parent.nodes.order_by("sequence_id")) if run.parent else []
+    # The source's steps once, without what only some forks read (outputs: a writes.*
+    # override reads its one step's) or nothing does here.
+    source_steps = (
+        list(
+            run.parent.nodes.order_by("sequence_id").defer(
+                "output", "prompt", "calls", "raw_output", "error", "cache_note"
+            )
+        )
+        if run.parent
+        else []
+    )
     ctx = make_context(
         run_id=run.pk,
         pipeline=get_pipeline(run.pipeline),

@@ -27,7 +27,8 @@ class Fork:
 
 def find_node(run: Run, node: str) -> Node:
     """A step of ``run`` by name (its first occurrence), ``name#k`` (k-th, from 1) or sequence id."""
-    steps = list(run.nodes.order_by("sequence_id"))
+    # Names and ids of every step, then the one found in full: a long run's values stay put.
+    steps = list(run.nodes.order_by("sequence_id").only("run_id", "sequence_id", "name"))
     name, _, nth = node.partition("#")
     if node.isdigit():
         matches = [n for n in steps if n.sequence_id == int(node)]
@@ -39,7 +40,7 @@ def find_node(run: Run, node: str) -> Node:
     if not matches:
         listing = ", ".join(f"{n.name}({n.sequence_id})" for n in steps) or "none"
         raise ForkError(f"run {run.pk} has no step {node!r}; its steps are {listing}")
-    return matches[0]
+    return run.nodes.get(pk=matches[0].pk)
 
 
 def resolve_fork(

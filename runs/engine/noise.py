@@ -151,8 +151,7 @@ def verdicts(
     rows = (
         Node.objects.filter(run__sample_of=run_a, run__status=Run.Status.COMPLETED)
         .annotate(sample_start=F("run__fork_sequence_id"))
-        .defer("inputs", "prompt")
-        .only("run_id", "sequence_id", "name", "output_blob__body")
+        .only("run_id", "sequence_id", "name", "output")
         .order_by("run_id", "sequence_id")
     )
     samples: dict[int, tuple[int, list[Node]]] = {}

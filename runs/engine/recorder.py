@@ -27,6 +27,7 @@ from runs.engine.actions import NodeAction, RunContext, StepRecord
 from runs.engine.capture import StepCalls
 from runs.engine.errors import NodeFailure, storable_text
 from runs.engine.hashing import content_sha256, semantic_state
+from runs.engine.inserts import insert
 from runs.engine.persister import DjangoPersister
 from runs.models import Blob, Edge, Node
 
@@ -133,17 +134,19 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         # source's state and values), the state row, the step row and the edge to it.
         with transaction.atomic():
             Blob.objects.store(
-                [*row.take_new_blobs(), *node.take_new_blobs()], known=self.ctx.known_blobs
+                {**row.take_new_blobs(), **node.take_new_blobs()}, known=self.ctx.known_blobs
             )
-            row.save()
-            node.save()
+            insert(row)
+            insert(node)
             if self.ctx.previous_node is not None:
-                Edge.objects.create(
-                    run_id=self.ctx.run_id,
-                    sequence_id=sequence_id,
-                    from_node=self.ctx.previous_node,
-                    to_node=name,
-                    condition=self.ctx.pipeline.condition_label(self.ctx.previous_node, name),
+                insert(
+                    Edge(
+                        run_id=self.ctx.run_id,
+                        sequence_id=sequence_id,
+                        from_node=self.ctx.previous_node,
+                        to_node=name,
+                        condition=self.ctx.pipeline.condition_label(self.ctx.previous_node, name),
+                    )
                 )
         self.ctx.previous_node = name
         self.ctx.current = None

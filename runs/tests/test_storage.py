@@ -36,28 +36,45 @@ def value_blobs(run: Run) -> list[tuple]:
     return list(rows.values_list("inputs_blob_id", "output_blob_id", "prompt_blob_id"))
 
 
+def blob(value) -> dict[str, str]:
+    text = canonical_json(value)
+    return {Blob.key(text): text}
+
+
 def test_a_blob_is_keyed_by_the_sha256_of_its_canonical_json_and_stored_once():
     value = {"b": [1, 1.0, True, None], "a": "é"}
-    blob = Blob.of_value(value)
-    assert blob.body == canonical_json(value)
-    assert blob.sha256 == sha256_text(canonical_json(value)) == content_sha256(value)
+    ((key, text),) = blob(value).items()
+    assert text == '{"a":"é","b":[1,1.0,true,null]}'
+    assert key == sha256_text(text) == content_sha256(value)
 
-    Blob.objects.store([blob, Blob.of_value({"a": "é", "b": [1, 1.0, True, None]})])
-    Blob.objects.store([Blob.of_value(value)])  # again: kept, not duplicated, no error
-    assert Blob.objects.filter(pk=blob.sha256).count() == 1
+    Blob.objects.store({**blob(value), **blob({"a": "é", "b": [1, 1.0, True, None]})})
+    Blob.objects.store(blob(value))  # again: kept, not duplicated, no error
+    assert Blob.objects.get(pk=key).body == text
     assert Blob.objects.count() == 1
 
 
 def test_storing_what_is_known_to_be_stored_is_no_statement_at_all():
-    known = {Blob.of_value([1]).sha256}
-    Blob.objects.store([Blob.of_value([1])])
+    known = set(blob([1]))
+    Blob.objects.store(blob([1]))
     with CaptureQueriesContext(connection) as queries:
-        Blob.objects.store([Blob.of_value([1])], known=known)
+        Blob.objects.store(blob([1]), known=known)
     assert queries.captured_queries == []
     with CaptureQueriesContext(connection) as queries:
-        Blob.objects.store([Blob.of_value([2]), Blob.of_value([3])], known=known)
+        Blob.objects.store({**blob([2]), **blob([3])}, known=known)
     assert len(queries.captured_queries) == 1  # one insert for both
-    assert {Blob.of_value([2]).sha256, Blob.of_value([3]).sha256} <= known
+    assert {*blob([2]), *blob([3])} <= known
+
+
+def test_an_assigned_value_reads_back_before_and_after_saving(research_run):
+    step = research_run.nodes.first()
+    step.output = {"new": [1.5, "ü"]}
+    assert step.output == {"new": [1.5, "ü"]}
+    assert step.output_blob_id == content_sha256({"new": [1.5, "ü"]})
+    step.save()
+    assert Node.objects.get(pk=step.pk).output == {"new": [1.5, "ü"]}
+    step.output = None
+    step.save()
+    assert Node.objects.get(pk=step.pk).output is None
 
 
 def test_a_step_reads_its_values_back_as_written_and_its_output_blob_is_its_output_hash(
@@ -215,3 +232,15 @@ def test_the_migration_moves_every_value_into_blobs_and_keeps_every_hash():
         executor = MigrationExecutor(connection)
         executor.loader.build_graph()
         executor.migrate(latest)
+
+
+def test_only_loads_the_values_it_names_with_their_join_and_no_other(research_run):
+    with CaptureQueriesContext(connection) as queries:
+        steps = list(research_run.nodes.only("sequence_id", "name", "output"))
+        outputs = [s.output for s in steps]
+    assert len(queries.captured_queries) == 1
+    sql = queries.captured_queries[0]["sql"]
+    assert sql.count('JOIN "runs_blob"') == 1 and "inputs_blob" not in sql
+    assert outputs == [s.output for s in research_run.nodes.all()]
+    bare = list(research_run.nodes.only("sequence_id", "name"))
+    assert len(bare) == len(steps)
