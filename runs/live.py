@@ -35,6 +35,9 @@ from runs.models import Node, Run
 logger = logging.getLogger("rewind.live")
 
 CHANNEL = "rewind_live"  # the channel migration 0007's triggers notify
+TRIGGERS = (  # how many of migration 0007's triggers are installed
+    "SELECT count(*) FROM pg_trigger WHERE tgname IN ('rewind_live_node', 'rewind_live_run')"
+)
 POLL_SECONDS = 0.1  # SQLite: how often a stream reads the marker
 NOTIFY_SAFETY_SECONDS = 5.0  # PostgreSQL: a marker read even when no notification came
 
@@ -155,8 +158,9 @@ def listen_params(alias: str = "default") -> dict[str, Any] | None:
 @asynccontextmanager
 async def waiter(run_id: int, alias: str = "default") -> AsyncIterator[Poller | Listener]:
     """What a stream of ``run_id`` waits on: a ``Listener`` on a connection of its own on
-    PostgreSQL (closed when the stream ends), a ``Poller`` on SQLite — or if PostgreSQL
-    refuses the connection, logged, so the page still updates."""
+    PostgreSQL (closed when the stream ends), a ``Poller`` on SQLite — and on PostgreSQL too,
+    logged, if it refuses the connection or the triggers are missing, so the page still
+    updates."""
     params = listen_params(alias)
     if params is None:
         yield Poller()
@@ -166,8 +170,15 @@ async def waiter(run_id: int, alias: str = "default") -> AsyncIterator[Poller | 
     try:
         connection = await psycopg.AsyncConnection.connect(**params, autocommit=True)
         await connection.execute(f"LISTEN {CHANNEL}")
+        cursor = await connection.execute(TRIGGERS)
+        installed = (await cursor.fetchone())[0]
     except psycopg.Error as exc:
         logger.warning("live updates of run %s poll: LISTEN failed: %s", run_id, exc)
+        yield Poller()
+        return
+    if installed < 2:  # nothing would notify (migration 0007 not applied, or reverted)
+        logger.warning("live updates of run %s poll: the notify triggers are missing", run_id)
+        await connection.close()
         yield Poller()
         return
     try:
