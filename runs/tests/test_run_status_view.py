@@ -1,6 +1,7 @@
-"""``/runs/<run>/status/``: the polling fallback. It answers the ``#run-live`` fragment, 200
-while the run is unfinished and 286 (htmx: stop polling) once it ended, in a fixed number of
-queries however many steps the run has."""
+"""``/runs/<run>/status/``: the polling fallback. It answers the live update (the page's
+regions out of band; without ``after``/``status`` every step is news — see
+test_live_deltas.py for the deltas), 200 while the run is unfinished and 286 (htmx: stop
+polling) once it ended, in a fixed number of queries however many steps the run has."""
 
 from __future__ import annotations
 
