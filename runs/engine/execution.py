@@ -43,9 +43,13 @@ class Turns:
         self.before = set((run.halt or {}).get("before", []))
         self.index = start
         self.budget = settings.REWIND_MAX_STEPS
+        self.next_action: Any = None
 
     def running(self, app: Application) -> bool:
-        return self.index < len(self.turns) and app.has_next_action()
+        """Is there a next step? It is kept for ``prepare_step`` (evaluating an app's
+        conditions is its users' code: once per question)."""
+        self.next_action = app.get_next_action() if self.index < len(self.turns) else None
+        return self.next_action is not None
 
     def advance(self, app: Application, action_name: str) -> None:
         """After a step: count it against ``REWIND_MAX_STEPS``; end the turn on a halt."""
@@ -65,6 +69,8 @@ class Turns:
         """Does the turn halt after ``action_name`` (as ``app.run(halt_after/before)``)?"""
         if action_name in self.after:
             return True
+        if not self.before:
+            return False
         following = app.get_next_action()
         return following is not None and following.name in self.before
 
@@ -91,7 +97,7 @@ def prepare_step(
     overrides, with this step's ``state.*`` overrides applied to the state and ``input.*``
     ones to the inputs."""
     ctx.turn = turns.index
-    action = app.get_next_action()
+    action = turns.next_action
     seq = next_sequence_id(app)
     overrides = ctx.overrides.get(seq, {})
     visit = (action.name, ctx.visits[action.name])
