@@ -241,12 +241,6 @@ def referenced_blob_bytes(run: Run) -> int:
 
 NOT_MEASURED = [
     {
-        "figure": "node finished → browser sees it (SSE)",
-        "pass": None,
-        "note": "not measured by rewind_bench yet",
-    },
-    {"figure": "run page, 500 steps", "pass": None, "note": "not measured by rewind_bench yet"},
-    {
         "figure": "batch replays, 2 worker processes ÷ 1",
         "pass": None,
         "note": "not measured by rewind_bench yet",

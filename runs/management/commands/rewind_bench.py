@@ -5,6 +5,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from runs.bench_pages import live_latency_figure, run_page_figure
 from runs.engine.bench import (
     NOT_MEASURED,
     best_time,
@@ -78,6 +79,8 @@ class Command(RewindCommand):
             ),
             bytes_figure(source, replay_once),
             diff_figure(100_000, repeat),
+            live_latency_figure(repeat),
+            run_page_figure(repeat),
             *NOT_MEASURED,
         ]
         figures = {
@@ -106,7 +109,10 @@ class Command(RewindCommand):
         self.stdout.write("")
         for row in table:
             verdict = {True: "PASS", False: "FAIL", None: "----"}[row["pass"]]
-            detail = (
-                f"{row['ratio']} (goal {row['goal']})" if "ratio" in row else row.get("note", "")
-            )
+            if "goal" not in row:
+                detail = row.get("note", "")
+            elif row["goal"].endswith(" s"):  # a time goal: the time itself
+                detail = f"{row['value']:.3f} s (goal {row['goal']})"
+            else:
+                detail = f"{row['ratio']} (goal {row['goal']})"
             self.stdout.write(f"{verdict}  {row['figure']}: {detail}")
