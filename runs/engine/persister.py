@@ -55,17 +55,9 @@ class DjangoPersister(BaseStatePersister):
             "status": row.status,
         }
 
-    def save(
-        self,
-        partition_key: str | None,
-        app_id: str,
-        sequence_id: int,
-        position: str,
-        state: State,
-        status: Literal["completed", "failed"],
-        **kwargs: Any,
-    ) -> None:
-        self.row(partition_key, app_id, sequence_id, position, state, status).save()
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Burr's ``save``: writes ``row``'s row (with its snapshot's blob)."""
+        self.row(*args, **kwargs).save()
 
     def row(
         self,
@@ -75,6 +67,7 @@ class DjangoPersister(BaseStatePersister):
         position: str,
         state: State,
         status: Literal["completed", "failed"],
+        **future: Any,
     ) -> BurrState:
         """The state row ``save`` would write, unsaved: the recorder writes it with the step."""
         return BurrState(
