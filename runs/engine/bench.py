@@ -5,6 +5,7 @@ are noisy and shared). Timings run without tracing; memory is measured in a sepa
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import tempfile
 import time
@@ -101,6 +102,30 @@ def plain_diff(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]:
     return [(path, a, b)]
 
 
+def leaf_types(value: Any) -> Any:
+    """The shape of ``value`` with every leaf replaced by its type (and a float's sign)."""
+    if isinstance(value, dict):
+        return {key: leaf_types(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [leaf_types(item) for item in value]
+    if isinstance(value, float):
+        return (float, math.copysign(1.0, value))
+    return type(value)
+
+
+def strict_plain_diff(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """The same plain diff made strict the obvious way, as canonical JSON demands (1, 1.0
+    and true differ): a subtree is skipped when it is ``==`` and its leaves' types match."""
+    if a == b and leaf_types(a) == leaf_types(b):
+        return []
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[tuple[str, Any, Any]] = []
+        for key in a.keys() | b.keys():
+            out.extend(strict_plain_diff(a.get(key), b.get(key), f"{path}.{key}"))
+        return out
+    return [(path, a, b)]
+
+
 def wide_state(leaves: int, changed: int) -> dict[str, Any]:
     groups = max(1, leaves // 100)
     state = {f"g{g}": {f"k{k}": g * 100 + k for k in range(100)} for g in range(groups)}
@@ -189,11 +214,18 @@ def bytes_figure(source: Run, replay_once: Callable[[], Run]) -> dict:
     )
 
 
-def diff_figure(leaves: int, repeat: int) -> dict:
+def diff_figures(leaves: int, repeat: int) -> list[dict]:
+    """Rewind's diff against the issue's anchor, a plain diff that skips ``==`` subtrees —
+    which would miss 1 → 1.0 — and against that diff made strict, which Rewind's must be."""
     a, b = wide_state(leaves, 0), wide_state(leaves, 1)
     ours, _ = best_time(lambda: diff_values(a, b), repeat)
     anchor, _ = best_time(lambda: plain_diff(a, b), repeat)
-    return figure(f"diff of two {leaves}-leaf states, one leaf apart", ours, anchor, 1.5)
+    strict, _ = best_time(lambda: strict_plain_diff(a, b), repeat)
+    name = f"diff of two {leaves}-leaf states, one leaf apart"
+    return [
+        figure(f"{name} ÷ plain diff skipping == subtrees", ours, anchor, 1.5),
+        figure(f"{name} ÷ the same plain diff made strict", ours, strict, 1.5),
+    ]
 
 
 def _stored_size(value: Any) -> int:

@@ -10,7 +10,7 @@ from runs.engine.bench import (
     NOT_MEASURED,
     best_time,
     bytes_figure,
-    diff_figure,
+    diff_figures,
     peak_memory,
     replay_figures,
 )
@@ -78,7 +78,7 @@ class Command(RewindCommand):
                 loop_source, lambda: execute_run(create_replay(loop_source).pk), repeat
             ),
             bytes_figure(source, replay_once),
-            diff_figure(100_000, repeat),
+            *diff_figures(100_000, repeat),
             live_latency_figure(repeat),
             run_page_figure(repeat),
             *NOT_MEASURED,
