@@ -19,17 +19,17 @@ from runs.engine.hashing import canonical_json, sha256_text
 
 
 class BlobQuerySet(models.QuerySet):
-    def store(self, blobs: Mapping[str, str], known: set[str] | None = None) -> None:
+    def store(self, blobs: Mapping[str, str], known: set[str] | None = None) -> list[str]:
         """Insert the blobs (hash → canonical JSON) not stored yet, in one statement — none at
-        all when ``known``, the hashes a caller has seen stored, holds every one. A blob
-        already there is kept."""
+        all when ``known``, hashes the caller has seen committed, holds every one. A blob
+        already there is kept. Returns the hashes it inserted (or found there): the caller
+        may count them known once its transaction has committed, not before."""
         new = [sha for sha in blobs if known is None or sha not in known]
         if new:
             self.bulk_create(
                 [Blob(sha256=sha, body=blobs[sha]) for sha in new], ignore_conflicts=True
             )
-            if known is not None:
-                known.update(new)
+        return new
 
 
 class Blob(models.Model):
@@ -91,6 +91,10 @@ class StoresBlobs(models.Model):
         self.__dict__.setdefault("_new_blobs", {})[sha] = text
         return sha
 
+    def refresh_from_db(self, *args: Any, **kwargs: Any) -> None:
+        self.__dict__.pop("_stored_values", None)  # decoded values of the old row
+        super().refresh_from_db(*args, **kwargs)
+
     def take_new_blobs(self) -> dict[str, str]:
         """The blobs (hash → text) assigned since the last save, handed over once (the caller
         stores them)."""
@@ -118,6 +122,8 @@ class StoresBlobsQuerySet(models.QuerySet):
         return super().bulk_create(objs, *args, **kwargs)
 
     def defer(self, *fields: str | None) -> StoresBlobsQuerySet:
+        if fields == (None,):  # nothing deferred any more: the values' joins come back
+            return super().defer(None).select_related(*self.VALUES.values())
         blobs = {self.VALUES[f] for f in fields if f in self.VALUES}
         if not blobs:
             return super().defer(*fields)
@@ -131,6 +137,8 @@ class StoresBlobsQuerySet(models.QuerySet):
         named = {f.split("__", 1)[0] for f in fields}
         wanted = {fk for value, fk in self.VALUES.items() if value in named or fk in named}
         queryset = self._without_joins(set(self.VALUES.values()) - wanted)
+        if wanted:
+            queryset = queryset.select_related(*wanted)
         fields = tuple(
             f"{self.VALUES[f]}__body" if f in self.VALUES else f for f in fields
         ) + tuple(f"{fk}__body" for fk in wanted)
@@ -377,14 +385,14 @@ class Node(StoresBlobs):
     # and the exact messages it sent (llm steps), each stored once by content (``Blob``):
     # read and assign ``inputs``, ``output`` and ``prompt`` below.
     inputs_blob = models.ForeignKey(
-        Blob, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        Blob, null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
     )
     output_blob = models.ForeignKey(
-        Blob, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        Blob, null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
     )
     output_sha256 = models.CharField(max_length=64, blank=True)
     prompt_blob = models.ForeignKey(
-        Blob, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        Blob, null=True, blank=True, on_delete=models.PROTECT, related_name="+", db_index=False
     )
     model_requested = models.CharField(max_length=200, blank=True)
     model_answered = models.CharField(max_length=200, blank=True)
@@ -539,7 +547,10 @@ class BurrState(StoresBlobs):
     sequence_id = models.IntegerField()
     position = models.CharField(max_length=100)
     status = models.CharField(max_length=10)
-    state_blob = models.ForeignKey(Blob, on_delete=models.PROTECT, related_name="+")
+    # Not indexed: nothing looks a state row up by its snapshot, and blobs are never deleted.
+    state_blob = models.ForeignKey(
+        Blob, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = BurrStateManager()

@@ -133,7 +133,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         # One transaction: the blobs not stored yet (none, when the step reproduced its
         # source's state and values), the state row, the step row and the edge to it.
         with transaction.atomic():
-            Blob.objects.store(
+            stored = Blob.objects.store(
                 {**row.take_new_blobs(), **node.take_new_blobs()}, known=self.ctx.known_blobs
             )
             insert(row)
@@ -148,6 +148,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
                         condition=self.ctx.pipeline.condition_label(self.ctx.previous_node, name),
                     )
                 )
+        self.ctx.known_blobs.update(stored)  # committed: known from now on
         self.ctx.previous_node = name
         self.ctx.current = None
         if self.ctx.on_step is not None:

@@ -3,7 +3,8 @@ replace the inline JSON of Burr state rows and of steps' inputs, outputs and pro
 
 Three migrations, because PostgreSQL refuses to alter a table in the transaction that has
 just updated rows of it with deferred constraint checks pending: add (0008), fill (0009),
-drop (0010)."""
+drop (0010). The keys are not indexed: nothing looks a row up by its blob, and blobs are
+never deleted, so an index would only cost every step's INSERT."""
 
 import django.db.models.deletion
 from django.db import migrations, models
@@ -24,6 +25,7 @@ class Migration(migrations.Migration):
             model_name="burrstate",
             name="state_blob",
             field=models.ForeignKey(
+                db_index=False,
                 null=True,
                 on_delete=django.db.models.deletion.PROTECT,
                 related_name="+",
@@ -36,6 +38,7 @@ class Migration(migrations.Migration):
                 name=f"{name}_blob",
                 field=models.ForeignKey(
                     blank=True,
+                    db_index=False,
                     null=True,
                     on_delete=django.db.models.deletion.PROTECT,
                     related_name="+",

@@ -32,30 +32,59 @@ def _batches(queryset):
         yield batch
 
 
-def forward(apps, schema_editor):
+def fill(apps, schema_editor, *, leftovers=False):
+    """Give every state row and step its blobs; ``leftovers``: only those that have none yet
+    (rows written by a worker still on the previous version while this ran)."""
     Blob = apps.get_model("runs", "Blob")
     Node = apps.get_model("runs", "Node")
     BurrState = apps.get_model("runs", "BurrState")
-    for rows in _batches(BurrState.objects.order_by("pk")):
-        blobs = {}
+    connection = schema_editor.connection
+    quote = connection.ops.quote_name
+    states = BurrState.objects.order_by("pk").only("pk", "state")
+    steps = Node.objects.order_by("pk").only("pk", *NODE_VALUES)
+    if leftovers:
+        states = states.filter(state_blob__isnull=True)
+        steps = steps.filter(
+            inputs_blob__isnull=True, output_blob__isnull=True, prompt_blob__isnull=True
+        )
+    # Plain UPDATEs by primary key: bulk_update's CASE expressions cost ~0.5 ms a row.
+    set_state = "UPDATE {} SET {} = %s WHERE {} = %s".format(
+        quote(BurrState._meta.db_table), quote("state_blob_id"), quote("id")
+    )
+    set_values = "UPDATE {} SET {} WHERE {} = %s".format(
+        quote(Node._meta.db_table),
+        ", ".join(f"{quote(f'{name}_blob_id')} = %s" for name in NODE_VALUES),
+        quote("id"),
+    )
+    for rows in _batches(states):
+        blobs, updates = {}, []
         for row in rows:
             blob = blob_of(Blob, row.state)  # stored as canonical JSON already: kept as is
             blobs[blob.sha256] = blob
-            row.state_blob_id = blob.sha256
+            updates.append((blob.sha256, row.pk))
         Blob.objects.bulk_create(blobs.values(), ignore_conflicts=True)
-        BurrState.objects.bulk_update(rows, ["state_blob"])
-    for rows in _batches(Node.objects.order_by("pk")):
-        blobs = {}
+        with connection.cursor() as cursor:
+            cursor.executemany(set_state, updates)
+    for rows in _batches(steps):
+        blobs, updates = {}, []
         for row in rows:
+            keys = []
             for name in NODE_VALUES:
                 value = getattr(row, name)
                 if value is None:
+                    keys.append(None)
                     continue
                 blob = blob_of(Blob, canonical_json(value))
                 blobs[blob.sha256] = blob
-                setattr(row, f"{name}_blob_id", blob.sha256)
+                keys.append(blob.sha256)
+            updates.append((*keys, row.pk))
         Blob.objects.bulk_create(blobs.values(), ignore_conflicts=True)
-        Node.objects.bulk_update(rows, [f"{name}_blob" for name in NODE_VALUES])
+        with connection.cursor() as cursor:
+            cursor.executemany(set_values, updates)
+
+
+def forward(apps, schema_editor):
+    fill(apps, schema_editor)
 
 
 def backward(apps, schema_editor):

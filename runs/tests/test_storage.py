@@ -60,9 +60,10 @@ def test_storing_what_is_known_to_be_stored_is_no_statement_at_all():
         Blob.objects.store(blob([1]), known=known)
     assert queries.captured_queries == []
     with CaptureQueriesContext(connection) as queries:
-        Blob.objects.store({**blob([2]), **blob([3])}, known=known)
-    assert len(queries.captured_queries) == 1  # one insert for both
-    assert {*blob([2]), *blob([3])} <= known
+        stored = Blob.objects.store({**blob([2]), **blob([1]), **blob([3])}, known=known)
+    assert len(queries.captured_queries) == 1  # one insert for both new ones
+    assert set(stored) == {*blob([2]), *blob([3])}
+    assert known == set(blob([1]))  # the caller adds them once its transaction is done
 
 
 def test_an_assigned_value_reads_back_before_and_after_saving(research_run):
@@ -244,3 +245,91 @@ def test_only_loads_the_values_it_names_with_their_join_and_no_other(research_ru
     assert outputs == [s.output for s in research_run.nodes.all()]
     bare = list(research_run.nodes.only("sequence_id", "name"))
     assert len(bare) == len(steps)
+
+
+def test_a_step_whose_transaction_failed_leaves_no_hash_counted_as_stored(
+    rewind_settings, monkeypatch
+):
+    """What a run counts as stored (and so never stores again) is stored: a step that rolled
+    back must not leave its blobs' hashes behind for a later step to skip."""
+    from runs.engine import execution, recorder
+
+    contexts = []
+    real_context, real_insert = execution._context, recorder.insert
+
+    def keep_context(*args, **kwargs):
+        contexts.append(real_context(*args, **kwargs))
+        return contexts[-1]
+
+    def failing_insert(obj):
+        if isinstance(obj, Node) and obj.sequence_id == 3:
+            raise RuntimeError("disk full")
+        return real_insert(obj)
+
+    monkeypatch.setattr(execution, "_context", keep_context)
+    monkeypatch.setattr(recorder, "insert", failing_insert)
+    run = execute_run(create_run("loop", {}).pk)
+
+    assert run.status == Run.Status.FAILED
+    known = contexts[-1].known_blobs
+    assert len(known) >= 3  # the steps before it stored theirs
+    assert set(Blob.objects.filter(pk__in=known).values_list("pk", flat=True)) == known
+
+
+def test_values_deferred_then_undeferred_come_back_with_their_joins(research_run):
+    steps = research_run.nodes.defer("output").defer(None)
+    with CaptureQueriesContext(connection) as queries:
+        outputs = [s.output for s in steps]
+    assert len(queries.captured_queries) == 1 and all(o is not None for o in outputs)
+    bare = research_run.nodes.select_related(None).only("sequence_id", "output")
+    with CaptureQueriesContext(connection) as queries:
+        assert [s.output for s in bare] == outputs
+    assert len(queries.captured_queries) == 1
+
+
+def test_refreshing_a_step_reads_its_stored_values_again(research_run):
+    step = research_run.nodes.first()
+    assert step.output is not None
+    Node.objects.filter(pk=step.pk).update(output_blob=None, output_sha256="")
+    step.refresh_from_db()
+    assert step.output is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rows_written_between_the_fill_and_the_drop_keep_their_values():
+    """A worker still on the previous version may write while 0009 runs: 0010 fills those
+    rows before it drops the inline columns."""
+    executor = MigrationExecutor(connection)
+    latest = executor.loader.graph.leaf_nodes("runs")
+    filled = [("runs", "0009_fill_blobs")]
+    executor.migrate(filled)
+    try:
+        old = MigrationExecutor(connection).loader.project_state(filled).apps
+        run = old.get_model("runs", "Run").objects.create(pipeline="research", status="completed")
+        old.get_model("runs", "Node").objects.create(
+            run=run,
+            sequence_id=0,
+            name="late",
+            kind="tool",
+            status="completed",
+            inputs={"late": True},
+            output={"answer": 42},
+            output_sha256=content_sha256({"answer": 42}),
+            cache_source="live",
+            src_run=run,
+            src_sequence_id=0,
+        )
+        old.get_model("runs", "BurrState").objects.create(
+            app_id=str(run.pk), sequence_id=0, position="late", status="completed", state='{"n":1}'
+        )
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate(latest)
+
+        step = Node.objects.get(run_id=run.pk)
+        assert (step.inputs, step.output) == ({"late": True}, {"answer": 42})
+        assert BurrState.objects.get(app_id=str(run.pk)).state == '{"n":1}'
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate(latest)
