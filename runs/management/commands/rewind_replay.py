@@ -1,7 +1,6 @@
 from __future__ import annotations
 
-import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import os
 from datetime import timedelta
 from typing import Any
 
@@ -10,9 +9,9 @@ from django.db import close_old_connections, connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime, parse_duration
 
-from runs.engine.execution import execute_run
+from runs.engine.batch import MAX_WORKERS, replay_in_processes, replay_source
 from runs.engine.pipeline import get_pipeline
-from runs.engine.replays import create_replay, replay_verdict
+from runs.engine.replays import create_replay
 from runs.management.base import RewindCommand
 from runs.models import Run
 from runs.tasks import enqueue_run
@@ -51,7 +50,10 @@ class Command(RewindCommand):
             "--workers",
             type=int,
             default=1,
-            help="replay this many runs at once in this process (default 1)",
+            help=(
+                f"replay this many runs at once, each worker a process of its own (1–{MAX_WORKERS}; "
+                "default 1: replay in this process)"
+            ),
         )
         parser.add_argument(
             "--enqueue",
@@ -83,18 +85,16 @@ class Command(RewindCommand):
         return runs
 
     def replay_one(self, run: Run) -> dict[str, Any]:
-        """Replay one run to the end and judge it. Called from worker threads too."""
-        try:
-            replay = execute_run(create_replay(run).pk)
-            return replay_verdict(run, replay)
-        finally:
-            if threading.current_thread() is not threading.main_thread():
-                connection.close()  # each worker thread has its own connection
+        """Replay one run to the end and judge it, in this process (``--workers 1``)."""
+        return replay_source(run)
 
     def handle(self, *args: Any, **options: Any) -> None:
+        self.verbosity = int(options.get("verbosity", 1))
+        self.show_traceback = bool(options.get("traceback")) or self.verbosity >= 3
+        self.quiet = not self.show_traceback
         workers = options["workers"]
-        if not 1 <= workers <= 32:
-            raise CommandError(f"--workers must be between 1 and 32, got {workers}")
+        if not 1 <= workers <= MAX_WORKERS:
+            raise CommandError(f"--workers must be between 1 and {MAX_WORKERS}, got {workers}")
         runs = self.select(options)
         if options["enqueue"]:
             self.enqueue(runs, options["json"])
@@ -128,15 +128,14 @@ class Command(RewindCommand):
                 self.stdout.write(f"run {item['run']}: replay {item['replay']} queued")
 
     def replay_all(self, runs: list[Run], workers: int) -> tuple[list[dict[str, Any]], bool]:
-        """Replay ``runs``, ``workers`` at a time; Ctrl-C stops taking new ones, lets the ones in
-        hand finish, and reports what finished."""
+        """Replay ``runs``: here one after the other, or in ``workers`` worker processes
+        (``runs.engine.batch``). Ctrl-C stops taking new ones, lets the ones in hand finish,
+        and reports what finished."""
         results: list[dict[str, Any]] = []
         tty = self.stderr.isatty()
 
-        def done(result: dict[str, Any]) -> None:
+        def done(result: dict[str, Any], pid: int | None) -> None:
             results.append(result)
-            if not connection.in_atomic_block:  # a long batch: drop stale connections
-                close_old_connections()
             if tty:
                 filled = int(24 * len(results) / len(runs))
                 self.stderr.write(
@@ -145,31 +144,36 @@ class Command(RewindCommand):
                     ending="",
                 )
                 self.stderr.flush()
+            elif self.verbosity >= 2:
+                where = f"worker pid {pid}" if pid is not None else "no worker"
+                self.stderr.write(
+                    f"run {result['run']}: replay {result['replay']} {result['verdict']} ({where})"
+                )
 
+        if min(workers, len(runs)) > 1:
+            outcome = replay_in_processes(
+                [run.pk for run in runs],
+                workers,
+                on_result=done,
+                quiet=self.from_shell and self.quiet,
+            )
+            if tty:
+                self.stderr.write("")
+            if outcome.error:  # a worker raised (not a failed replay: a bug or a bad source)
+                if self.show_traceback:
+                    self.stderr.write(outcome.error_traceback.rstrip("\n"))
+                raise CommandError(outcome.error)
+            return outcome.results, outcome.interrupted
         interrupted = False
-        if workers == 1:
-            try:
-                for run in runs:
-                    done(self.replay_one(run))
-            except KeyboardInterrupt:
-                interrupted = True
-        else:
-            pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="replay")
-            pending = {pool.submit(self.replay_one, run) for run in runs}
-            try:
-                for future in as_completed(pending):
-                    pending.discard(future)
-                    done(future.result())
-            except KeyboardInterrupt:
-                interrupted = True
-                # Drop what has not started; what is in hand finishes and is reported.
-                pool.shutdown(wait=True, cancel_futures=True)
-                results.extend(f.result() for f in pending if not f.cancelled())
-            pool.shutdown(wait=True)
+        try:
+            for run in runs:
+                done(self.replay_one(run), os.getpid())
+                if not connection.in_atomic_block:  # a long batch: drop stale connections
+                    close_old_connections()
+        except KeyboardInterrupt:
+            interrupted = True
         if tty and runs:
             self.stderr.write("")
-        order = {run.pk: i for i, run in enumerate(runs)}
-        results.sort(key=lambda r: order[r["run"]])
         return results, interrupted
 
     def print_table(self, results: list[dict[str, Any]]) -> None:
@@ -181,8 +185,9 @@ class Command(RewindCommand):
             where = (
                 f"{first['node']} (step {first['sequence_id']})" if first else (r["error"] or "-")
             )
+            replay = "-" if r["replay"] is None else r["replay"]
             self.stdout.write(
-                f"{r['run']:>6} {r['replay']:>7}  {r['verdict']:<10} {r['total_tokens']:>6}  {where}"
+                f"{r['run']:>6} {replay:>7}  {r['verdict']:<10} {r['total_tokens']:>6}  {where}"
             )
             for step in r.get("nondeterministic") or []:
                 self.stdout.write(
