@@ -269,12 +269,3 @@ def referenced_blob_bytes(run: Run) -> int:
         64 + len(body.encode())
         for body in Blob.objects.filter(pk__in=ids).values_list("body", flat=True)
     )
-
-
-NOT_MEASURED = [
-    {
-        "figure": "batch replays, 2 worker processes ÷ 1",
-        "pass": None,
-        "note": "not measured by rewind_bench yet",
-    },
-]

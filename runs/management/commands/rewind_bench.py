@@ -6,8 +6,8 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from runs.bench_pages import live_latency_figure, run_page_figure
+from runs.engine.batch import batch_figure
 from runs.engine.bench import (
-    NOT_MEASURED,
     best_time,
     bytes_figure,
     diff_figures,
@@ -81,7 +81,7 @@ class Command(RewindCommand):
             *diff_figures(100_000, repeat),
             live_latency_figure(repeat),
             run_page_figure(repeat),
-            *NOT_MEASURED,
+            batch_figure(repeat),
         ]
         figures = {
             "cold_run_s": round(cold_s, 4),
