@@ -319,7 +319,7 @@ def layout(spec: GraphSpec) -> Layout:
             spot = (s.x - 4, s.cy - 5, "end")  # above where it leaves its source
             xs.append(lx)
         if label:
-            width = (len(label) + 4) * SMALL_CHAR_W  # and room for a count: " ×12"
+            width = (len(label) + 7) * SMALL_CHAR_W  # and room for a count: " ×12345"
             x, _, anchor = spot
             if anchor == "start":
                 xs.append(x + width)
