@@ -30,11 +30,7 @@ def _read(model: type[Entry], key: str, occurrence: int, pinned: Entry | None) -
     """What to read for (key, occurrence): the pinned entry — loaded with the run's pins, so a
     replayed call costs no query — if it is one of this key's, else the first one the key got.
     Reading never writes: hits are counted once, at the end of the run (``count_hits``)."""
-    if (
-        isinstance(pinned, model)
-        and pinned.key == key
-        and pinned.occurrence == occurrence
-    ):
+    if isinstance(pinned, model) and (pinned.key, pinned.occurrence) == (key, occurrence):
         return pinned
     return model.objects.filter(key=key, occurrence=occurrence).order_by("id").first()
 

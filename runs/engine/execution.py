@@ -214,11 +214,7 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
     heartbeat.start()
     ctx: RunContext | None = None
     try:
-        prior = list(
-            run.nodes.order_by("sequence_id").defer(
-                "output", "prompt", "calls", "raw_output", "error", "cache_note"
-            )
-        )
+        prior = _steps(run)
         ctx = _context(run, prior)
         ctx.on_step = on_step
         recorder = StepRecorder(ctx, DjangoPersister())
@@ -268,19 +264,16 @@ def finish_run(
     Run.objects.finish(run.pk, status, **fields)
 
 
+def _steps(run: Run) -> list[Node]:
+    """A run's steps in order, once, without what only some forks read (outputs: a writes.*
+    override reads its one step's) or nothing reads while executing."""
+    deferred = ("output", "prompt", "calls", "raw_output", "error", "cache_note")
+    return list(run.nodes.order_by("sequence_id").defer(*deferred))
+
+
 def _context(run: Run, prior: list[Node]) -> RunContext:
     start = run.fork_sequence_id if run.fork_sequence_id is not None else 0
-    # The source's steps once, without what only some forks read (outputs: a writes.*
-    # override reads its one step's) or nothing does here.
-    source_steps = (
-        list(
-            run.parent.nodes.order_by("sequence_id").defer(
-                "output", "prompt", "calls", "raw_output", "error", "cache_note"
-            )
-        )
-        if run.parent
-        else []
-    )
+    source_steps = _steps(run.parent) if run.parent else []
     ctx = make_context(
         run_id=run.pk,
         pipeline=get_pipeline(run.pipeline),
@@ -311,7 +304,9 @@ def known_blobs(source: Run | None, steps: list[Node]) -> set[str]:
     return known
 
 
-def _application(run: Run, ctx: RunContext, hook: StepRecorder | AsyncStepRecorder, prior):
+def _application(
+    run: Run, ctx: RunContext, hook: StepRecorder | AsyncStepRecorder, prior: list[Node]
+):
     return build_application(
         ctx,
         app_id=str(run.pk),
