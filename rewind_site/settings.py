@@ -202,7 +202,7 @@ CSRF_FAILURE_VIEW = "runs.api.csrf_failure"
 
 # --- Rewind -------------------------------------------------------------------------------
 
-# Pipelines by name → dotted path of a ``runs.engine.pipeline.Pipeline``. The demo is registered
+# Pipelines by name → dotted path of a ``runs.engine.apps.specs.Pipeline``. The demo is registered
 # exactly like a user's own app; REWIND_PIPELINES adds more without editing this file.
 REWIND_PIPELINES = {
     "research": "runs.pipelines.research.pipeline",
@@ -214,7 +214,7 @@ REWIND_DEFAULT_PIPELINE = env_str("REWIND_DEFAULT_PIPELINE", "research")
 REWIND_ARTIFACT_DIR = Path(env_str("REWIND_ARTIFACT_DIR") or BASE_DIR / "artifacts")
 REWIND_DATA_DIR = Path(env_str("REWIND_DATA_DIR") or BASE_DIR / "data")
 # A tool argument that names a data file must be a regular file inside REWIND_DATA_DIR of at
-# most this many bytes (runs.engine.domains.DataFile).
+# most this many bytes (runs.engine.apps.domains.DataFile).
 REWIND_DATA_FILE_MAX_BYTES = env_int(
     "REWIND_DATA_FILE_MAX_BYTES", 64 * 1024 * 1024, minimum=1, maximum=2**40
 )

@@ -405,7 +405,7 @@ class NodeAdmin(ReadOnlyAdmin):
 
     @admin.display(description="cost (USD)")
     def cost(self, obj: Node) -> str:
-        """NULL is an unknown cost, never shown as 0 (runs/engine/pricing.py)."""
+        """NULL is an unknown cost, never shown as 0 (runs/engine/calls/pricing.py)."""
         if obj.cost_usd is None:
             return "— (unknown: the model has no price)"
         return f"${obj.cost_usd:.6f}"

@@ -23,10 +23,10 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.csrf import csrf_failure as html_csrf_failure
 
+from runs.engine.analysis.report import run_json
 from runs.engine.errors import RewindError
-from runs.engine.forks import create_fork
-from runs.engine.new_runs import create_run
-from runs.engine.report import run_json
+from runs.engine.execution.new_runs import create_run
+from runs.engine.forking.forks import create_fork
 from runs.models import Run
 from runs.tasks import enqueue_run
 

@@ -2,7 +2,7 @@
 how long a finished step takes to reach a browser watching the run.
 
 Both run against the configured database (a SQLite file or PostgreSQL), like the engine's
-figures (runs/engine/bench.py), and return the same shape: ``figure``, ``value`` (seconds),
+figures (runs/engine/analysis/bench.py), and return the same shape: ``figure``, ``value`` (seconds),
 ``anchor`` (measured beside it, in the same process), ``ratio``, ``goal`` and ``pass``. Their
 goals are absolute (the issue's table: ≤ 60 ms; ≤ 0.2 s on SQLite, ≤ 0.1 s on PostgreSQL), so
 ``pass`` compares ``value`` with the goal and ``ratio`` only puts the anchor beside it.

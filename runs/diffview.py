@@ -1,6 +1,6 @@
 """How the dashboard shows a diff of two runs, and what a run changed against its parent.
 
-``runs.engine.diff.diff_runs`` decides *what* differs (its keys are a contract); this module
+``runs.engine.analysis.diff.diff_runs`` decides *what* differs (its keys are a contract); this module
 only decides how a person reads it: word-level highlighting of changed text, the artifact
 aligned side by side, per-step token/cost/latency deltas, the runs a compare page offers,
 and whether a run is a fork, an unchanged replay or a stability sample.
@@ -23,8 +23,8 @@ from django.db.models import Q
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from runs.engine.diff import ROOT_LABEL
-from runs.engine.pricing import total_cost
+from runs.engine.analysis.leaves import ROOT_LABEL
+from runs.engine.calls.pricing import total_cost
 from runs.models import Node, Run
 
 # Changed text up to this long is shown as old → new; longer, as one text with the removed
@@ -248,7 +248,7 @@ def step_rows(
 ) -> tuple[list[StepRow], Totals]:
     """Every aligned step of ``diff_runs``' ``changes`` with its deltas, and the run totals.
 
-    ``changes`` is already aligned by node name and occurrence (``runs.engine.diff.align``),
+    ``changes`` is already aligned by node name and occurrence (``runs.engine.analysis.diff.align``),
     so a loop that ran once more in one run shows one step the other lacks, not a shift."""
     by_seq_a = {n.sequence_id: n for n in nodes_a}
     by_seq_b = {n.sequence_id: n for n in nodes_b}

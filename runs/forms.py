@@ -11,12 +11,13 @@ from typing import Any
 
 from django import forms
 
-from runs.engine.apps import BurrApp
-from runs.engine.domains import Domain, Number
+from runs.engine.apps.burr import BurrApp
+from runs.engine.apps.domains import Domain, Number
+from runs.engine.apps.registry import get_pipeline, pipeline_names
+from runs.engine.apps.specs import LLMNode, NodeSpec, Pipeline
 from runs.engine.errors import OverrideError, PipelineError, RewindError
-from runs.engine.hashing import canonical_json
-from runs.engine.new_runs import create_run
-from runs.engine.overrides import (
+from runs.engine.execution.new_runs import create_run
+from runs.engine.forking.overrides import (
     MAX_TEMPERATURE,
     Override,
     check_clean,
@@ -24,8 +25,8 @@ from runs.engine.overrides import (
     parse_override,
     typed_like,
 )
-from runs.engine.pipeline import LLMNode, NodeSpec, Pipeline, get_pipeline, pipeline_names
 from runs.engine.providers.client import PRESETS, strip_credentials
+from runs.hashing import canonical_json
 from runs.models import Node, Run
 
 STATUS_CHOICES = [("", "any status"), *Run.Status.choices]

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from runs.engine.apps import BurrApp
+from runs.engine.apps.burr import BurrApp
+from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError
-from runs.engine.pipeline import get_pipeline
 from runs.models import Node, Run
 
 NODE_W = 184

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from runs.engine.hashing import canonical_json, sha256_text
+from runs.hashing import canonical_json, sha256_text
 
 
 class BlobQuerySet(models.QuerySet):
@@ -202,7 +202,7 @@ class RunQuerySet(models.QuerySet):
     def mark_samples(self, source: Run, samples: list[Run]) -> None:
         """Record ``samples`` (live forks of ``source``) as its stability samples, and count
         them on ``source`` — the count lets a diff know without a query whether to look for
-        samples (runs.engine.noise)."""
+        samples (runs.engine.analysis.noise)."""
         self.filter(pk__in=[s.pk for s in samples]).update(sample_of=source)
         self.filter(pk=source.pk).update(sample_count=models.F("sample_count") + len(samples))
         for sample in samples:
@@ -250,10 +250,10 @@ class Run(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     # Written by the executing process while it works; a stale heartbeat on a running run
-    # means its worker died (see runs.engine.leases.mark_interrupted_runs).
+    # means its worker died (see runs.engine.execution.leases.mark_interrupted_runs).
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     # A stability sample: a live, unchanged fork of ``sample_of`` made to measure its jitter
-    # (runs.engine.noise). ``sample_count`` on the sampled run counts them, so the diff knows
+    # (runs.engine.analysis.noise). ``sample_count`` on the sampled run counts them, so the diff knows
     # whether to look for samples without a query.
     sample_of = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="samples"
@@ -403,7 +403,7 @@ class Node(StoresBlobs):
     total_tokens = models.IntegerField(default=0)
     # Dollars this step cost. 0 is a real zero (a cached, inherited or tool step paid nothing);
     # NULL means "unknown": the provider answered with a model that has no price in
-    # runs/engine/pricing.py. Never read NULL as 0: a run's total is unknown as soon as one
+    # runs/engine/calls/pricing.py. Never read NULL as 0: a run's total is unknown as soon as one
     # step it executed is.
     cost_usd = models.DecimalField(
         max_digits=12, decimal_places=6, default=0, null=True, blank=True
@@ -413,7 +413,7 @@ class Node(StoresBlobs):
     # The cache entries this step's calls read or wrote, in call order, as "llm:<id>" or
     # "tool:<id>": a replay (any fork whose step makes the same call) reads these back.
     cache_entries = models.JSONField(default=list, blank=True)
-    # The HTTP calls a step of a Burr app made (runs.engine.capture.Call.as_json), in order.
+    # The HTTP calls a step of a Burr app made (runs.engine.calls.capture.Call.as_json), in order.
     calls = models.JSONField(default=list, blank=True)
     # Why a cache lookup missed: the nearest entry and the component that differed.
     cache_note = models.CharField(max_length=300, blank=True)

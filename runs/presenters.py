@@ -17,9 +17,9 @@ import markdown
 import nh3
 from django.utils.safestring import SafeString, mark_safe
 
+from runs.engine.apps.registry import get_pipeline
+from runs.engine.calls.pricing import total_cost
 from runs.engine.errors import PipelineError
-from runs.engine.pipeline import get_pipeline
-from runs.engine.pricing import total_cost
 from runs.models import LLMCacheEntry, Node, Run
 from runs.templatetags.rewind import usd
 

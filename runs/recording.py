@@ -28,7 +28,7 @@ from typing import Any
 def rewind_hooks(pipeline: str) -> list[Any]:
     """The hooks that record this application's runs as runs of ``pipeline``."""
     _setup_django()
-    from runs.engine.program import ProgramRecorder
+    from runs.engine.execution.program import ProgramRecorder
 
     return [ProgramRecorder(pipeline)]
 

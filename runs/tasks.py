@@ -10,8 +10,8 @@ from django.db import transaction
 from django.tasks import TaskResultStatus, task
 from django.utils import timezone
 
-from runs.engine.execution import execute_run
-from runs.engine.leases import mark_interrupted_runs
+from runs.engine.execution.leases import mark_interrupted_runs
+from runs.engine.execution.runner import execute_run
 from runs.models import Run
 
 

@@ -229,8 +229,8 @@ class RewindCommand(BaseCommand):
     ) -> None:
         """Run ``run`` here (or enqueue it with ``--enqueue``), print it, and exit non-zero
         if it did not complete."""
-        from runs.engine.execution import execute_run
-        from runs.engine.report import run_json
+        from runs.engine.analysis.report import run_json
+        from runs.engine.execution.runner import execute_run
         from runs.tasks import enqueue_run
 
         if options["enqueue"]:
@@ -287,7 +287,7 @@ def format_run(data: dict[str, Any]) -> str:
             f"{node['cache_source']:<12} {node['total_tokens']:>6}  {(node['output_sha256'] or '-')[:16]}"
         )
     totals = data["totals"]
-    # null: a step was answered by a model with no price (runs/engine/pricing.py); never $0.
+    # null: a step was answered by a model with no price (runs/engine/calls/pricing.py); never $0.
     cost = "cost unknown" if totals["cost_usd"] is None else f"${totals['cost_usd']:.6f}"
     lines.append(
         f"totals    {totals['total_tokens']} tokens, {cost}, "

@@ -14,9 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from runs.engine.domains import Choice, DataFile, Number
+from runs.engine.apps.domains import Choice, DataFile, Number
+from runs.engine.apps.specs import LLMNode, Pipeline, ToolNode, chain, parse_json_object
 from runs.engine.errors import NodeFailure
-from runs.engine.pipeline import LLMNode, Pipeline, ToolNode, chain, parse_json_object
 from runs.pipelines import analysis
 
 DATASET = "outreach.csv"

@@ -23,9 +23,9 @@ from urllib.parse import quote
 
 import pytest
 
-from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork
-from runs.engine.new_runs import create_run
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import create_fork
 from runs.engine.providers.config import KEY_VARIABLES
 from runs.engine.providers.simulator import SIMULATOR_MODEL, Simulator, SimulatorOptions
 from runs.models import Run

@@ -12,7 +12,7 @@ from typing import Any
 
 from burr.core import expr
 
-from runs.engine.pipeline import LLMNode, Pipeline, ToolNode, Transition, parse_json_object
+from runs.engine.apps.specs import LLMNode, Pipeline, ToolNode, Transition, parse_json_object
 
 LOOP_ROUNDS = 2
 

@@ -15,9 +15,9 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from runs.engine.execution import execute_run
-from runs.engine.new_runs import create_run
-from runs.engine.report import run_json
+from runs.engine.analysis.report import run_json
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.runner import execute_run
 from runs.models import Run
 
 CANARY = "sk-canary-3f9a1c7e5b2d4a60"

@@ -23,8 +23,8 @@ from django.test import Client
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import create_fork
 from runs.models import (
     BurrState,
     Edge,

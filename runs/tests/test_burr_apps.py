@@ -27,15 +27,15 @@ import httpx
 import pytest
 from django.core.management import CommandError, call_command
 
-from runs.engine import pipeline as registry
-from runs.engine.apps import BurrApp
-from runs.engine.diff import diff_runs
+from runs.engine.analysis.diff import diff_runs
+from runs.engine.apps import registry
+from runs.engine.apps.burr import BurrApp
 from runs.engine.errors import InputError, OverrideError, PipelineError
-from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork, resolve_fork
-from runs.engine.new_runs import create_run
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import create_fork, resolve_fork
+from runs.engine.forking.replays import create_replay, replay_verdict
 from runs.engine.providers.simulator import Simulator
-from runs.engine.replays import create_replay, replay_verdict
 from runs.models import Edge, LLMCacheEntry, Node, Run
 from runs.tests.burr_apps import TURN_1, TURN_2
 from runs.tests.conftest import closed_port_url
@@ -965,7 +965,7 @@ def test_rewind_replay_table_names_the_nondeterministic_step(apps):
 
 
 def test_preview_of_a_writes_fork_says_the_step_does_not_execute(chat):
-    from runs.engine.forks import preview_fork
+    from runs.engine.forking.forks import preview_fork
 
     parent = chat(QUESTION)
 
@@ -978,7 +978,7 @@ def test_preview_of_a_writes_fork_says_the_step_does_not_execute(chat):
 
 
 def test_preview_of_an_unchanged_fork_expects_the_cache(chat):
-    from runs.engine.forks import preview_fork
+    from runs.engine.forking.forks import preview_fork
 
     parent = chat(QUESTION)
 

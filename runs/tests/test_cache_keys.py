@@ -1,6 +1,6 @@
 """Property tests for the content-addressed cache keys (DESIGN.md, "LLM cache key").
 
-No database: ``runs.engine.cache_keys`` is pure.
+No database: ``runs.engine.calls.keys`` is pure.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from runs.engine.cache_keys import (
+from runs.engine.calls.keys import (
     LLM_KEY_COMPONENTS,
     explain_llm_miss,
     explain_tool_miss,
@@ -21,7 +21,7 @@ from runs.engine.cache_keys import (
     llm_key_parts,
     tool_cache_key,
 )
-from runs.engine.hashing import canonical_json, length_prefixed
+from runs.hashing import canonical_json, length_prefixed
 
 HEX64 = "0123456789abcdef"
 

@@ -29,7 +29,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from runs.engine.pipeline import Pipeline, ToolNode, chain
+from runs.engine.apps.specs import Pipeline, ToolNode, chain
 from runs.engine.providers.config import KEY_VARIABLES
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from runs.engine.new_runs import create_run
+from runs.engine.execution.new_runs import create_run
 from runs.models import Node, Run
 from runs.pipelines.research import ORDER
 

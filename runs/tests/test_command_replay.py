@@ -16,8 +16,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from runs.engine.execution import execute_run
-from runs.engine.new_runs import create_run
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.runner import execute_run
 from runs.models import Run
 
 # Transactional: between replays the command calls ``close_old_connections()`` (as a long

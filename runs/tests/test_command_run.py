@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from runs.engine.pipeline import get_pipeline
+from runs.engine.apps.registry import get_pipeline
 from runs.models import Node, Run
 from runs.pipelines.research import ORDER
 

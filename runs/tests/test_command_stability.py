@@ -7,8 +7,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from runs.engine.execution import execute_run
-from runs.engine.new_runs import create_run
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.runner import execute_run
 from runs.models import Node
 
 pytestmark = pytest.mark.django_db

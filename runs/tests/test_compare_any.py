@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from runs.diffview import side_by_side, word_diff
-from runs.engine.hashing import content_sha256
+from runs.hashing import content_sha256
 from runs.models import Run
 
 pytestmark = pytest.mark.django_db
@@ -321,7 +321,7 @@ def test_artifacts_are_escaped_in_the_side_by_side(signed_in, run_row, settings,
     for run, body in ((a, "<script>alert(1)</script>\nsame\n"), (b, "<img src=x>\nsame\n")):
         path = Path(tmp_path) / f"{run.pk}.md"
         path.write_text(body)
-        from runs.engine.hashing import sha256_bytes
+        from runs.hashing import sha256_bytes
 
         Run.objects.filter(pk=run.pk).update(
             artifact_path=str(path), artifact_sha256=sha256_bytes(path.read_bytes())

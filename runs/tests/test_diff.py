@@ -1,4 +1,4 @@
-"""Tests of the field-level diff (runs.engine.diff; DESIGN.md, "Diff")."""
+"""Tests of the field-level diff (runs.engine.analysis.diff; DESIGN.md, "Diff")."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from runs.engine.diff import (
+from runs.engine.analysis.diff import (
     align,
     diff_runs,
     diff_values,
-    flatten,
     format_diff,
     unified_artifact_diff,
 )
-from runs.engine.hashing import content_sha256, sha256_bytes, trajectory_sha256
+from runs.engine.analysis.leaves import flatten
+from runs.hashing import content_sha256, sha256_bytes, trajectory_sha256
 from runs.models import Node, Run
 
 # --------------------------------------------------------------------------- factories

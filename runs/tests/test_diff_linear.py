@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runs.engine import diff
-from runs.engine.diff import diff_runs, diff_values
-from runs.engine.hashing import content_sha256
+from runs.engine.analysis import diff
+from runs.engine.analysis.diff import diff_runs, diff_values
+from runs.hashing import content_sha256
 from runs.models import Node, Run
 
 # --------------------------------------------------------------------------- the reference
@@ -370,7 +370,7 @@ def test_seeded_wide_values_same_as_the_reference() -> None:
 
 
 def _count_calls(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
-    """Counts calls of ``runs.engine.diff.<name>`` (recursive calls look the name up again)."""
+    """Counts calls of ``runs.engine.analysis.diff.<name>`` (recursive calls look the name up again)."""
     calls = [0]
     original = getattr(diff, name, None)
 
@@ -388,7 +388,7 @@ def test_the_walk_does_not_descend_into_equal_subtrees(monkeypatch, groups: int)
     b = copy.deepcopy(a)
     b["g3"]["rows"][2]["score"] = 99.5  # one leaf, four levels down
     walked = _count_calls(monkeypatch, "_walk")
-    paths_built = _count_calls(monkeypatch, "_key_path")
+    paths_built = _count_calls(monkeypatch, "key_path")
     leaves_compared = _count_calls(monkeypatch, "_canonical")
 
     changes = diff_values(a, b)

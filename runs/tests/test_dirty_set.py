@@ -8,7 +8,7 @@ import json
 import pytest
 from django.core.management import call_command
 
-from runs.engine.forks import preview_fork, resolve_fork
+from runs.engine.forking.forks import preview_fork, resolve_fork
 from runs.models import Node, Run
 
 pytestmark = pytest.mark.django_db

@@ -17,15 +17,15 @@ import pytest
 from django.apps import apps
 from django.db.models import Sum
 
-from runs.engine import cache
-from runs.engine.cache_keys import llm_cache_key
+from runs.engine.calls import cache
+from runs.engine.calls.keys import llm_cache_key
 from runs.engine.errors import ForkError, OverrideError, RewindError
-from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork
-from runs.engine.hashing import content_sha256, trajectory_sha256
-from runs.engine.new_runs import create_run
-from runs.engine.persister import PARTITION_KEY
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.persister import PARTITION_KEY
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import create_fork
 from runs.engine.providers.simulator import Simulator
+from runs.hashing import content_sha256, trajectory_sha256
 from runs.models import BurrState, Edge, LLMCacheEntry, Node, Run, ToolCacheEntry
 from runs.pipelines.research import ORDER
 from runs.tests.conftest import closed_port_url

@@ -24,11 +24,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from runs.engine import pipeline as registry
-from runs.engine.execution import execute_run
-from runs.engine.export import build_export
-from runs.engine.forks import create_fork
-from runs.engine.new_runs import create_run
+from runs.engine.analysis.export import build_export
+from runs.engine.apps import registry
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import create_fork
 from runs.engine.providers.simulator import Simulator
 from runs.models import LLMCacheEntry, Node, Run, ToolCacheEntry
 

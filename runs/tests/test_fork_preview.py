@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork, find_node, preview_fork, resolve_fork
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import create_fork, find_node, preview_fork, resolve_fork
 from runs.models import Node, Run
 from runs.pipelines.research import ORDER
 

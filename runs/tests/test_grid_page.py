@@ -9,9 +9,9 @@ import re
 
 import pytest
 
+from runs.gridview import hash_colour
 from runs.models import Grid, GridRow, Node, Run
 from runs.pipelines.research import ORDER
-from runs.views.grids import hash_colour
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ import pytest
 from burr.core import ApplicationBuilder, State
 from burr.core.action import action
 
-from runs.engine.domains import Choice, Number
-from runs.engine.pipeline import Pipeline, chain
+from runs.engine.apps.domains import Choice, Number
+from runs.engine.apps.specs import Pipeline, chain
 from runs.models import Run
 from runs.tests.pipelines import ask, done, tick
 
@@ -60,7 +60,7 @@ def chat_application():
 
 @pytest.fixture
 def registered(rewind_settings):
-    from runs.engine.pipeline import _load
+    from runs.engine.apps.registry import _load
 
     rewind_settings.REWIND_PIPELINES = {
         **rewind_settings.REWIND_PIPELINES,
@@ -306,7 +306,7 @@ def test_an_unknown_pipeline_to_switch_to_is_400(signed_in, registered, params):
 
 
 def test_a_pipeline_that_cannot_be_loaded_says_why(signed_in, rewind_settings):
-    from runs.engine.pipeline import _load
+    from runs.engine.apps.registry import _load
 
     rewind_settings.REWIND_PIPELINES = {
         **rewind_settings.REWIND_PIPELINES,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from runs.engine.overrides import current_fields
-from runs.engine.pipeline import get_pipeline
+from runs.engine.apps.registry import get_pipeline
+from runs.engine.forking.overrides import current_fields
 from runs.forms import field_text
 from runs.models import Edge, Node, Run
 

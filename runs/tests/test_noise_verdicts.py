@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from runs.engine.diff import diff_runs
+from runs.engine.analysis.diff import diff_runs
+from runs.engine.analysis.noise import BEYOND, NO_SAMPLES, WITHIN, judge, make_samples
 from runs.engine.errors import ForkError
-from runs.engine.execution import execute_run
-from runs.engine.noise import BEYOND, NO_SAMPLES, WITHIN, judge, make_samples
+from runs.engine.execution.runner import execute_run
 from runs.models import Run
 from runs.pipelines.research import ORDER
 

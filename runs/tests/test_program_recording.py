@@ -12,10 +12,10 @@ import textwrap
 
 import pytest
 
-from runs.engine.diff import diff_runs
-from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork
-from runs.engine.pipeline import _load
+from runs.engine.analysis.diff import diff_runs
+from runs.engine.apps.registry import _load
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import create_fork
 from runs.engine.providers.simulator import Simulator
 from runs.models import LLMCacheEntry, Node, Run
 from runs.tests.conftest import PROJECT_ROOT, subprocess_database_url
@@ -220,7 +220,7 @@ def test_an_async_program_is_recorded_with_its_calls_and_replays_without_the_pro
 
     # The provider is gone: a replay reads what the program's calls received. (The app's
     # client still wants a key to be built; nothing is sent with it.)
-    from runs.engine.replays import create_replay, replay_verdict
+    from runs.engine.forking.replays import create_replay, replay_verdict
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-recording")
 

@@ -17,9 +17,9 @@ import time
 
 import pytest
 
-from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork
-from runs.engine.new_runs import create_run
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import create_fork
 from runs.engine.providers.client import ChatClient, ChatRequest, ProviderError
 from runs.engine.providers.simulator import SIMULATOR_MODEL
 from runs.models import LLMCacheEntry, Node, Run

@@ -13,10 +13,10 @@ from django.core.management.base import CommandError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork
-from runs.engine.new_runs import create_run
-from runs.engine.replays import create_replay, replay_verdict
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import create_fork
+from runs.engine.forking.replays import create_replay, replay_verdict
 from runs.models import LLMCacheEntry, Run
 from runs.pipelines.research import ORDER
 

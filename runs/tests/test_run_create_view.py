@@ -181,7 +181,7 @@ COUNTER = "burr.examples.hello-world-counter.application.application"
 def counter_app(rewind_settings, monkeypatch, tmp_path):
     """Burr's shipped hello-world-counter, registered unchanged (its factory writes demos.db
     in the working directory and a tracker under ~/.burr: both go to the test's folder)."""
-    from runs.engine.pipeline import _load
+    from runs.engine.apps.registry import _load
 
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.chdir(tmp_path)

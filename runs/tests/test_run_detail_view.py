@@ -286,8 +286,8 @@ def test_an_unfinished_run_offers_neither(signed_in, run_row):
 def test_a_replay_of_a_fork_is_labelled_a_replay_not_a_fork_with_its_parents_change(
     signed_in, research_run, run_fork
 ):
-    from runs.engine.execution import execute_run
-    from runs.engine.replays import create_replay
+    from runs.engine.execution.runner import execute_run
+    from runs.engine.forking.replays import create_replay
 
     fork = run_fork(research_run, "analyse", "args.cost_scale", "2.5")
     replay = execute_run(create_replay(fork).pk)  # carries the fork's override, by design

@@ -193,7 +193,7 @@ def test_the_layout_is_deterministic_and_fits_its_picture():
 
 
 def test_a_graph_from_a_burr_app_is_its_own_actions_and_transitions(burr_examples):
-    from runs.engine.pipeline import get_pipeline
+    from runs.engine.apps.registry import get_pipeline
 
     spec = GraphSpec.of(get_pipeline("chatbot_graph"))
 

@@ -22,9 +22,9 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
-from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork
-from runs.engine.new_runs import create_run
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import create_fork
 from runs.models import LLMCacheEntry, Node, Run
 from runs.tests.conftest import LoopbackCall, closed_port_url, wait_for
 

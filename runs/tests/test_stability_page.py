@@ -8,11 +8,11 @@ import re
 
 import pytest
 
-from runs.engine.execution import execute_run
-from runs.engine.new_runs import create_run
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.runner import execute_run
+from runs.gridview import hash_colour
 from runs.models import Node, Run
 from runs.pipelines.research import ORDER
-from runs.views.grids import hash_colour
 
 pytestmark = pytest.mark.django_db
 

@@ -15,12 +15,12 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.test.utils import CaptureQueriesContext
 
-from runs.engine.bench import step_statements
-from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork
-from runs.engine.hashing import canonical_json, content_sha256, sha256_text, trajectory_sha256
-from runs.engine.new_runs import create_run
-from runs.engine.replays import create_replay
+from runs.engine.analysis.bench import step_statements
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import create_fork
+from runs.engine.forking.replays import create_replay
+from runs.hashing import canonical_json, content_sha256, sha256_text, trajectory_sha256
 from runs.models import Blob, BurrState, Node, Run
 
 pytestmark = pytest.mark.django_db
@@ -252,7 +252,8 @@ def test_a_step_whose_transaction_failed_leaves_no_hash_counted_as_stored(
 ):
     """What a run counts as stored (and so never stores again) is stored: a step that rolled
     back must not leave its blobs' hashes behind for a later step to skip."""
-    from runs.engine import execution, recorder
+    from runs.engine.execution import recorder
+    from runs.engine.execution import runner as execution
 
     contexts = []
     real_context, real_insert = execution._context, recorder.insert

@@ -1,6 +1,6 @@
 """An unknown cost is unknown, never $0 (issue 7, finding 7).
 
-When the provider answers with a model that has no price (runs/engine/pricing.py), the step's
+When the provider answers with a model that has no price (runs/engine/calls/pricing.py), the step's
 cost is NULL and the run's total is unknown: ``null`` in JSON (``rewind_run --json``,
 ``GET /api/runs/<run>``), "—" on pages (run page cost bar, inspector, admin), "unknown" in the
 commands' text. A cached step really costs 0 and keeps its 0; the offline simulator keeps its
@@ -23,11 +23,11 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 
-from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork
-from runs.engine.pricing import PER_MILLION, cost_usd, total_cost
+from runs.engine.analysis.report import run_json
+from runs.engine.calls.pricing import PER_MILLION, cost_usd, total_cost
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import create_fork
 from runs.engine.providers.simulator import SIMULATOR_MODEL
-from runs.engine.report import run_json
 from runs.models import Node, Run
 
 UNPRICED = "some-unpriced-model"

@@ -26,11 +26,11 @@ from django.db.models import Count
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from runs.engine import cache
-from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork
-from runs.engine.leases import mark_interrupted_runs, resume_run
-from runs.engine.new_runs import create_run
+from runs.engine.calls import cache
+from runs.engine.execution.leases import mark_interrupted_runs, resume_run
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import create_fork
 from runs.models import BurrState, Edge, LLMCacheEntry, Node, Run, ToolCacheEntry
 from runs.tasks import enqueue_run, reap_dead_runs
 from runs.tests.conftest import LoopbackCall, WorkerProcess, wait_for

@@ -11,8 +11,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from runs.diffview import compare_choices, describe_change, relation, side_by_side, step_rows
-from runs.engine.artifacts import artifact_text
-from runs.engine.diff import diff_runs
+from runs.engine.analysis.diff import diff_runs
+from runs.engine.execution.artifacts import artifact_text
 from runs.forms import CompareForm, ComparePickForm
 from runs.models import Run
 from runs.views.common import _get_run, _partial

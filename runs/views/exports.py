@@ -6,8 +6,8 @@ from django import forms
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
+from runs.engine.analysis.export import build_export, zip_export
 from runs.engine.errors import RewindError
-from runs.engine.export import build_export, zip_export
 from runs.models import Run
 from runs.views.common import _get_run
 

@@ -32,8 +32,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
 from runs.diffview import Change, describe_change
+from runs.engine.apps.registry import pipeline_names
 from runs.engine.errors import RewindError
-from runs.engine.pipeline import pipeline_names
 from runs.forms import NewRunForm, PipelinePickForm, RunFilterForm
 from runs.models import Node, Run
 from runs.tasks import enqueue_run

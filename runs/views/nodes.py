@@ -13,9 +13,9 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_http_methods
 
+from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError, RewindError
-from runs.engine.forks import change_preview, fork_at, make_fork
-from runs.engine.pipeline import get_pipeline
+from runs.engine.forking.forks import change_preview, fork_at, make_fork
 from runs.forms import ForkForm
 from runs.models import Node, Run
 from runs.presenters import (

@@ -39,9 +39,9 @@ from django_htmx.http import HttpResponseStopPolling
 
 from runs import live
 from runs.diffview import describe_change
-from runs.engine.artifacts import artifact_file, artifact_text
-from runs.engine.leases import resume_run
-from runs.engine.replays import create_replay
+from runs.engine.execution.artifacts import artifact_file, artifact_text
+from runs.engine.execution.leases import resume_run
+from runs.engine.forking.replays import create_replay
 from runs.graph import run_graph
 from runs.live import Cursor
 from runs.models import Node, Run

@@ -14,12 +14,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 from django_htmx.http import HttpResponseStopPolling
 
+from runs.engine.analysis.noise import FAILED, MAX_SAMPLES, StepStability, make_samples, stability
 from runs.engine.errors import RewindError
-from runs.engine.noise import FAILED, MAX_SAMPLES, StepStability, make_samples, stability
+from runs.gridview import hash_colour
 from runs.models import Node, Run
 from runs.tasks import enqueue_run
 from runs.views.common import _get_run, _go
-from runs.views.grids import hash_colour
 
 DEFAULT_SAMPLES = 5
 

@@ -1,4 +1,4 @@
-"""Providers: one OpenAI-compatible client and the offline simulator.
+"""Providers: one OpenAI-compatible client, its configuration, and the offline simulator.
 
 The simulator names are loaded lazily so ``python -m runs.engine.providers.simulator``
 does not import its own module twice (runpy warns when a package pre-imports it).

@@ -6,19 +6,19 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from runs.bench_pages import live_latency_figure, run_page_figure
-from runs.engine.batch import batch_figure
-from runs.engine.bench import (
+from runs.engine.analysis.bench import (
     best_time,
     bytes_figure,
     diff_figures,
     peak_memory,
     replay_figures,
 )
-from runs.engine.diff import diff_runs
-from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork
-from runs.engine.new_runs import create_run
-from runs.engine.replays import create_replay
+from runs.engine.analysis.diff import diff_runs
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.batch import batch_figure
+from runs.engine.forking.forks import create_fork
+from runs.engine.forking.replays import create_replay
 from runs.management.base import RewindCommand
 from runs.models import Run
 

@@ -4,10 +4,10 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork
-from runs.engine.new_runs import create_run
-from runs.engine.replays import create_replay
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import create_fork
+from runs.engine.forking.replays import create_replay
 from runs.management.base import RewindCommand
 from runs.models import Run
 

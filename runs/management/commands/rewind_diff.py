@@ -5,7 +5,8 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from runs.engine.diff import ROOT_LABEL, diff_runs, format_diff
+from runs.engine.analysis.diff import diff_runs, format_diff
+from runs.engine.analysis.leaves import ROOT_LABEL
 from runs.management.base import RewindCommand
 
 

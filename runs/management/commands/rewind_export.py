@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from runs.engine.export import build_export, write_export
+from runs.engine.analysis.export import build_export, write_export
 from runs.management.base import RewindCommand
 
 

@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from runs.engine.forks import make_fork, preview_fork, resolve_fork
+from runs.engine.forking.forks import make_fork, preview_fork, resolve_fork
 from runs.management.base import RewindCommand
 
 

@@ -5,9 +5,9 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 from django.db import transaction
 
-from runs.engine.diff import diff_runs
-from runs.engine.execution import execute_run
-from runs.engine.forks import make_fork, resolve_fork
+from runs.engine.analysis.diff import diff_runs
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import make_fork, resolve_fork
 from runs.management.base import RewindCommand
 from runs.models import Grid
 

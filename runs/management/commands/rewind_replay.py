@@ -9,9 +9,9 @@ from django.db import close_old_connections, connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime, parse_duration
 
-from runs.engine.batch import MAX_WORKERS, replay_in_processes, replay_source
-from runs.engine.pipeline import get_pipeline
-from runs.engine.replays import create_replay
+from runs.engine.apps.registry import get_pipeline
+from runs.engine.forking.batch import MAX_WORKERS, replay_in_processes, replay_source
+from runs.engine.forking.replays import create_replay
 from runs.management.base import RewindCommand
 from runs.models import Run
 from runs.tasks import enqueue_run
@@ -129,7 +129,7 @@ class Command(RewindCommand):
 
     def replay_all(self, runs: list[Run], workers: int) -> tuple[list[dict[str, Any]], bool]:
         """Replay ``runs``: here one after the other, or in ``workers`` worker processes
-        (``runs.engine.batch``). Ctrl-C stops taking new ones, lets the ones in hand finish,
+        (``runs.engine.forking.batch``). Ctrl-C stops taking new ones, lets the ones in hand finish,
         and reports what finished."""
         results: list[dict[str, Any]] = []
         tty = self.stderr.isatty()

@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from runs.engine.leases import resume_run
+from runs.engine.execution.leases import resume_run
 from runs.management.base import RewindCommand
 from runs.tasks import reap_dead_runs
 

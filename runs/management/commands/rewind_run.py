@@ -4,9 +4,9 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from runs.engine.apps import BurrApp
-from runs.engine.new_runs import create_run
-from runs.engine.pipeline import get_pipeline
+from runs.engine.apps.burr import BurrApp
+from runs.engine.apps.registry import get_pipeline
+from runs.engine.execution.new_runs import create_run
 from runs.management.base import RewindCommand
 
 

@@ -5,9 +5,9 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from runs.engine.execution import execute_run
-from runs.engine.forks import find_node
-from runs.engine.noise import make_samples
+from runs.engine.analysis.noise import make_samples
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import find_node
 from runs.management.base import RewindCommand
 from runs.models import Node
 

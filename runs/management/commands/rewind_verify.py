@@ -5,12 +5,12 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from runs.engine.diff import diff_runs
-from runs.engine.execution import execute_run
-from runs.engine.forks import create_fork
-from runs.engine.hashing import content_sha256, sha256_bytes
-from runs.engine.new_runs import create_run
-from runs.engine.replays import create_replay
+from runs.engine.analysis.diff import diff_runs
+from runs.engine.execution.new_runs import create_run
+from runs.engine.execution.runner import execute_run
+from runs.engine.forking.forks import create_fork
+from runs.engine.forking.replays import create_replay
+from runs.hashing import content_sha256, sha256_bytes
 from runs.management.base import RewindCommand
 from runs.models import Node, Run
 

@@ -1,0 +1,12 @@
+"""What is read from runs once they exist.
+
+- ``leaves``   the leaves of a value and their paths (shared by diff and noise)
+- ``diff``     ``diff_values``, ``align``, ``diff_runs``, ``format_diff``
+- ``noise``    stability samples and beyond-/within-noise verdicts of a fork's changes
+- ``export``   a run as a self-contained pytest file and a fixture of what it read
+- ``report``   the run object of the CLI/HTTP JSON contract
+- ``bench``    ``rewind_bench``'s figures, each a ratio to an anchor measured beside it
+
+May import every room below it (``forking``, ``execution``, ``apps``, ``calls``) and
+``runs.models``; nothing in the engine imports it but ``forking``'s verdicts.
+"""

@@ -1,0 +1,280 @@
+"""The figures of ``rewind_bench`` (issue 10): each measured beside its anchor in the same
+process, reported as a ratio with its goal and PASS/FAIL — never an absolute time (machines
+are noisy and shared). Timings run without tracing; memory is measured in a separate pass.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from burr.core import ApplicationBuilder
+from burr.core.persistence import SQLLitePersister
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from runs.engine.analysis.diff import diff_values
+from runs.engine.apps.burr import BurrApp
+from runs.engine.apps.registry import get_pipeline
+from runs.hashing import canonical_json
+from runs.models import Blob, BurrState, Edge, Node, Run
+
+
+def best_time(work: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    """Best wall time of ``repeat`` tries (noise only ever adds time), untraced."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = work()
+        best = min(best, time.perf_counter() - started)
+    return best, result
+
+
+def peak_memory(work: Callable[[], Any]) -> int:
+    """Peak traced memory of one run of ``work`` — a pass of its own, not timed."""
+    tracemalloc.start()
+    try:
+        work()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def figure(name: str, value: float, anchor: float | None, goal: float, unit: str = "×") -> dict:
+    ratio = value / anchor if anchor else value
+    return {
+        "figure": name,
+        "value": round(value, 6),
+        "anchor": round(anchor, 6) if anchor else None,
+        "ratio": round(ratio, 3),
+        "goal": f"≤ {goal}{unit}",
+        "pass": ratio <= goal,
+    }
+
+
+# -- anchors ----------------------------------------------------------------------------------
+
+
+def burr_step_seconds(app: BurrApp, *, tuned: bool, repeat: int) -> float:
+    """Seconds per step of a registered Burr app (the ``loop`` app, found by name) run by bare
+    Burr from its own graph, initial state and entrypoint, persisting every step with its
+    ``SQLitePersister``: the same actions and the same HTTP call per step as the replay it is
+    the anchor of. ``tuned`` gives the connection the pragmas Rewind's SQLite uses (WAL,
+    synchronous NORMAL)."""
+
+    def once() -> int:
+        with tempfile.TemporaryDirectory() as folder:
+            db = sqlite3.connect(Path(folder) / "burr.db", check_same_thread=False)
+            if tuned:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+            persister = SQLLitePersister(db_path="", connection=db)
+            persister.initialize()
+            bare = (
+                ApplicationBuilder()
+                .with_graph(app.graph)
+                .with_state(**app.state)
+                .with_entrypoint(app.entrypoint)
+                .with_state_persister(persister)
+                .with_identifiers(app_id="bench")
+                .build()
+            )
+            taken = 0
+            while bare.has_next_action():
+                bare.step()
+                taken += 1
+            db.close()
+            return taken
+
+    seconds, taken = best_time(once, repeat)
+    return seconds / taken
+
+
+def plain_diff(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """The anchor of the diff figure: a plain recursive diff that skips equal subtrees."""
+    if a == b:
+        return []
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[tuple[str, Any, Any]] = []
+        for key in a.keys() | b.keys():
+            out.extend(plain_diff(a.get(key), b.get(key), f"{path}.{key}"))
+        return out
+    return [(path, a, b)]
+
+
+def leaf_types(value: Any) -> Any:
+    """The shape of ``value`` with every leaf replaced by its type (and a float's sign)."""
+    if isinstance(value, dict):
+        return {key: leaf_types(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [leaf_types(item) for item in value]
+    if isinstance(value, float):
+        return (float, math.copysign(1.0, value))
+    return type(value)
+
+
+def strict_plain_diff(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """The same plain diff made strict the obvious way, as canonical JSON demands (1, 1.0
+    and true differ): a subtree is skipped when it is ``==`` and its leaves' types match."""
+    if a == b and leaf_types(a) == leaf_types(b):
+        return []
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[tuple[str, Any, Any]] = []
+        for key in a.keys() | b.keys():
+            out.extend(strict_plain_diff(a.get(key), b.get(key), f"{path}.{key}"))
+        return out
+    return [(path, a, b)]
+
+
+def wide_state(leaves: int, changed: int) -> dict[str, Any]:
+    groups = max(1, leaves // 100)
+    state = {f"g{g}": {f"k{k}": g * 100 + k for k in range(100)} for g in range(groups)}
+    if changed:
+        state["g0"]["k0"] = -1
+    return state
+
+
+# -- the figures ----------------------------------------------------------------------------
+
+
+def replay_figures(source: Run, replay_once: Callable[[], Run], repeat: int) -> list[dict]:
+    """A cached replay of the ``loop`` app per step against bare Burr running it, and the SQL
+    statements and commits of each cached step. Time per step is the whole replay (creating
+    it, loading its source, finishing it) over its steps; statements are counted from the
+    first step's to the last step's, the fixed rest reported beside them."""
+    steps = source.nodes.count()
+    app = get_pipeline(source.pipeline)
+    if not isinstance(app, BurrApp):
+        raise TypeError(f"the replay figures time a Burr app; {source.pipeline!r} is declared")
+    replay_s, _ = best_time(replay_once, repeat)
+    per_step = replay_s / steps
+    with CaptureQueriesContext(connection) as queries:
+        counted = replay_once()
+    path = step_statements([q["sql"] for q in queries.captured_queries])
+    written = counted.nodes.count()
+    return [
+        figure(
+            "cached replay per step ÷ bare Burr step (SQLitePersister, WAL/NORMAL)",
+            per_step,
+            burr_step_seconds(app, tuned=True, repeat=repeat),
+            3,
+        ),
+        figure(
+            "cached replay per step ÷ bare Burr step (SQLitePersister, default pragmas)",
+            per_step,
+            burr_step_seconds(app, tuned=False, repeat=repeat),
+            1,
+        ),
+        figure("SQL statements per cached step", path["statements"] / written, None, 3, unit=""),
+        figure("commits per cached step", path["commits"] / written, None, 1, unit=""),
+        {
+            "figure": "SQL statements per replay outside its steps (fixed)",
+            "value": path["fixed"],
+            "pass": None,
+            "note": f"{path['fixed']} for the whole replay of {written} steps: create, claim, "
+            "load the source and its pins, count hits, finish",
+        },
+    ]
+
+
+def _opens(text: str) -> bool:
+    return text.startswith(("BEGIN", "SAVEPOINT"))
+
+
+def _closes(text: str) -> bool:
+    # A step's transaction inside an outer one (the test suite's) is a savepoint.
+    return text == "COMMIT" or text.startswith("RELEASE SAVEPOINT")
+
+
+def step_statements(sql: list[str]) -> dict[str, int]:
+    """Statements (transaction control aside) and commits from the first step's transaction
+    to the last one's — each step writes a state row — and the statements outside that span."""
+    writes = [i for i, text in enumerate(sql) if text.startswith('INSERT INTO "runs_burrstate"')]
+    if not writes:
+        return {"statements": 0, "commits": 0, "fixed": len(sql)}
+    first = max((i for i in range(writes[0]) if _opens(sql[i])), default=writes[0])
+    last = next((i for i in range(writes[-1], len(sql)) if _closes(sql[i])), len(sql) - 1)
+    span = sql[first : last + 1]
+    control = [t for t in span if _opens(t) or _closes(t) or t.startswith("ROLLBACK")]
+    return {
+        "statements": len(span) - len(control),
+        "commits": sum(_closes(t) for t in span),
+        "fixed": len(sql) - len(span),
+    }
+
+
+def bytes_figure(source: Run, replay_once: Callable[[], Run]) -> dict:
+    """What an unchanged replay adds to the database against what its source holds: rows
+    as stored, plus the blobs the replay had to add (measured across it)."""
+    blobs_before = blob_bytes()
+    replay = replay_once()
+    added = row_bytes(replay) + blob_bytes() - blobs_before
+    return figure(
+        "bytes added by an unchanged replay ÷ bytes of its parent",
+        added,
+        row_bytes(source) + referenced_blob_bytes(source),
+        0.1,
+    )
+
+
+def diff_figures(leaves: int, repeat: int) -> list[dict]:
+    """Rewind's diff against the issue's anchor, a plain diff that skips ``==`` subtrees —
+    which would miss 1 → 1.0 — and against that diff made strict, which Rewind's must be."""
+    a, b = wide_state(leaves, 0), wide_state(leaves, 1)
+    ours, _ = best_time(lambda: diff_values(a, b), repeat)
+    anchor, _ = best_time(lambda: plain_diff(a, b), repeat)
+    strict, _ = best_time(lambda: strict_plain_diff(a, b), repeat)
+    name = f"diff of two {leaves}-leaf states, one leaf apart"
+    return [
+        figure(f"{name} ÷ plain diff skipping == subtrees", ours, anchor, 1.5),
+        figure(f"{name} ÷ the same plain diff made strict", ours, strict, 1.5),
+    ]
+
+
+def _stored_size(value: Any) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, (dict, list)):
+        return len(canonical_json(value).encode())
+    return len(str(value).encode())
+
+
+def _rows_size(rows: Any) -> int:
+    fields = [f.attname for f in rows.model._meta.concrete_fields]
+    return sum(
+        _stored_size(v) for row in rows.select_related(None).values_list(*fields) for v in row
+    )
+
+
+def row_bytes(run: Run) -> int:
+    """The bytes of a run's own rows — steps, edges, state rows — column by column as stored
+    (JSON as canonical text); the blobs they refer to are not counted here."""
+    return (
+        _rows_size(Node.objects.filter(run=run))
+        + _rows_size(Edge.objects.filter(run=run))
+        + _rows_size(BurrState.objects.filter(app_id=str(run.pk)))
+    )
+
+
+def blob_bytes() -> int:
+    """Every blob stored: its hash and its body."""
+    return sum(64 + len(body.encode()) for body in Blob.objects.values_list("body", flat=True))
+
+
+def referenced_blob_bytes(run: Run) -> int:
+    """The blobs a run's rows refer to, each counted once."""
+    ids = set(BurrState.objects.filter(app_id=str(run.pk)).values_list("state_blob_id", flat=True))
+    for values in Node.objects.filter(run=run).values_list(
+        "inputs_blob_id", "output_blob_id", "prompt_blob_id"
+    ):
+        ids.update(v for v in values if v)
+    return sum(
+        64 + len(body.encode())
+        for body in Blob.objects.filter(pk__in=ids).values_list("body", flat=True)
+    )

@@ -1,0 +1,86 @@
+"""The run object of the command-line and HTTP contract (DESIGN.md, Command line).
+
+``rewind_run --json``, ``rewind_fork --json`` and ``GET /api/runs/<run>`` all print this, so
+tools that read one read all three.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runs.engine.apps.registry import get_pipeline
+from runs.engine.calls.pricing import total_cost
+from runs.engine.errors import PipelineError
+from runs.engine.forking.overrides import current_fields
+from runs.models import Node, Run
+
+
+def fork_json(run: Run) -> dict[str, Any] | None:
+    if run.parent_id is None:
+        return None
+    override = run.override or {}
+    return {
+        "node": run.fork_node,
+        "field": override.get("field"),
+        "value": override.get("value"),
+    }
+
+
+def node_json(node: Node, fields: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": node.name,
+        "sequence_id": node.sequence_id,
+        "kind": node.kind,
+        "status": node.status,
+        "cache_source": node.cache_source,
+        "output_sha256": node.output_sha256,
+        "total_tokens": node.total_tokens,
+        "src_run": node.src_run_id,
+        "fields": fields,
+    }
+
+
+def run_json(run: Run, nodes: list[Node] | None = None) -> dict[str, Any]:
+    """One object per run. ``nodes`` may be passed when the caller already fetched them."""
+    if nodes is None:
+        nodes = list(run.nodes.order_by("sequence_id"))
+    try:
+        pipeline = get_pipeline(run.pipeline)
+    except PipelineError:
+        pipeline = None  # a run of a pipeline no longer registered still reads back
+    node_objects = []
+    for node in nodes:
+        fields: dict[str, Any] = {}
+        if pipeline is not None and any(spec.name == node.name for spec in pipeline.nodes):
+            fields = current_fields(pipeline.node(node.name), node)
+        node_objects.append(node_json(node, fields))
+    executed = [n for n in nodes if n.cache_source != Node.CacheSource.INHERITED]
+    cost = total_cost(n.cost_usd for n in executed)  # None: a step's model has no price
+    return {
+        "run": run.pk,
+        "status": run.status,
+        "pipeline": run.pipeline,
+        "parent": run.parent_id,
+        "fork": fork_json(run),
+        "nodes": node_objects,
+        "artifact": {"path": run.artifact_path or None, "sha256": run.artifact_sha256 or None},
+        "totals": {
+            "total_tokens": sum(n.total_tokens for n in executed),
+            "cost_usd": None if cost is None else float(cost),  # null = unknown, never 0
+            # Steps that went to a provider or recomputed a tool; a code step re-executes
+            # every time and calls nothing, so it is not counted.
+            "live_nodes": sum(
+                1
+                for n in executed
+                if n.cache_source == Node.CacheSource.LIVE and n.kind != Node.Kind.CODE
+            ),
+        },
+        # Beyond the contract's fields, for people and the dashboard:
+        "root": run.root_id,
+        "mode": run.mode,
+        "error": run.error or None,
+        "trajectory_sha256": run.trajectory_sha256 or None,
+        "model": run.provider.get("model"),
+        "temperature": run.provider.get("temperature"),
+        "simulator": bool(run.provider.get("simulator")),
+    }

@@ -1,0 +1,12 @@
+"""What is run: the pipelines Rewind knows, and what a person may set on them.
+
+- ``specs``      declared pipelines: ``LLMNode``, ``ToolNode``, ``Pipeline``, ``Transition``,
+                 ``chain``, ``parse_json_object``
+- ``burr``       Burr apps registered unchanged: ``BurrApp`` (graph, entrypoint, initial
+                 state), ``ActionSpec`` (reads, writes, runtime inputs of an action)
+- ``registry``   ``get_pipeline(name)`` from ``settings.REWIND_PIPELINES``
+- ``domains``    ``Choice``, ``Number``, ``Text``, ``DataFile``: what an argument or input may be
+
+May import: ``runs.engine.errors``, ``runs.hashing``, Burr, Django settings. Never the rooms
+that run a pipeline (a spec is built into a Burr action by ``execution``).
+"""

@@ -1,0 +1,45 @@
+"""The registry: pipelines by name, from ``settings.REWIND_PIPELINES`` (name → dotted path).
+
+The demo ``research`` pipeline goes through it exactly like a user's own app; nothing else in
+the engine names a pipeline.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from runs.engine.apps.burr import BurrApp, burr_app
+from runs.engine.apps.specs import Pipeline
+from runs.engine.errors import PipelineError
+
+
+@cache
+def _load(name: str, dotted_path: str) -> Pipeline | BurrApp:
+    """A registered pipeline: Rewind's own declaration, or a Burr app brought unchanged.
+    Dotted paths may hold hyphenated module names (``burr.examples.multi-modal-chatbot…``)."""
+    obj = import_string(dotted_path)
+    if isinstance(obj, Pipeline):
+        return obj
+    return burr_app(name, obj, dotted_path)
+
+
+def pipeline_names() -> list[str]:
+    return sorted(settings.REWIND_PIPELINES)
+
+
+def get_pipeline(name: str) -> Pipeline | BurrApp:
+    try:
+        dotted_path = settings.REWIND_PIPELINES[name]
+    except KeyError:
+        raise PipelineError(
+            f"unknown pipeline {name!r}; registered: {', '.join(pipeline_names()) or 'none'}"
+        ) from None
+    try:
+        return _load(name, dotted_path)
+    except ImportError as exc:
+        raise PipelineError(
+            f"pipeline {name!r} cannot be imported from {dotted_path}: {exc}"
+        ) from None

@@ -1,0 +1,17 @@
+"""Running and recording a run.
+
+- ``new_runs``      ``create_run``: inputs (or a Burr app's turns and halts), provider snapshot
+- ``actions``       ``NodeAction`` (a declared node as a Burr action), ``RunContext``,
+                    ``StepRecord``, ``run_llm``, ``run_tool``
+- ``application``   builds the Burr application of a run or a fork preview; ``source_pins``
+- ``runner``        ``execute_run``, ``finish_run`` and the loop that steps an application
+- ``recorder``      ``StepRecorder`` (a Burr hook): state row + step row + edge in one transaction
+- ``inserts``       a step's rows as INSERTs compiled once per process
+- ``persister``     ``DjangoPersister`` (Burr's ``BaseStatePersister`` on the ORM)
+- ``leases``        ``Heartbeat``, ``mark_interrupted_runs``, ``resume_run``
+- ``artifacts``     writing the artifact atomically and finding it again
+- ``program``       ``ProgramRecorder``: a Burr app run by the user's own program
+
+May import: ``apps``, ``calls``, ``providers``, ``errors``, ``runs.models``, ``runs.hashing``,
+and ``runs.engine.forking.overrides`` (the value a fork hands to the run it executes).
+"""

@@ -1,0 +1,344 @@
+"""Burr actions that run a pipeline's nodes with caching, overrides and telemetry.
+
+Telemetry (latency, tokens, cost, cache source) never enters Burr state — rule 1: if it did,
+the next prompt would embed a wall-clock number and nothing would ever hit the cache. It
+travels in the action's result as ``{"telemetry": StepRecord}`` and ``StepRecorder`` writes it
+to the Node row. The fork's override reaches the node through ``RunContext`` — rule 3 — so
+an unchanged replay's state is byte-identical to its parent's.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from burr.core import State
+from burr.core.action import SingleStepAction
+
+from runs.engine.apps.specs import LLMNode, NodeSpec, Pipeline, ToolNode
+from runs.engine.calls import cache
+from runs.engine.calls.inflight import call_lock
+from runs.engine.calls.keys import llm_cache_key, tool_cache_key
+from runs.engine.calls.pricing import cost_usd
+from runs.engine.errors import NodeFailure, OverrideError, storable_text, unstorable_reason
+from runs.engine.execution.artifacts import write_artifact
+from runs.engine.forking.overrides import Override
+from runs.engine.providers.client import ChatClient, ChatRequest, ProviderError, redact
+from runs.engine.providers.config import ProviderConfig, api_key, make_client
+from runs.hashing import content_sha256, semantic_state, sha256_bytes
+
+
+@dataclass
+class StepRecord:
+    """Everything a step reports about how it ran; becomes one Node row."""
+
+    kind: str
+    inputs: dict[str, Any] = field(default_factory=dict)
+    output: Any = None
+    output_sha256: str = ""
+    prompt: list[dict] | None = None
+    model_requested: str = ""
+    model_answered: str = ""
+    temperature: float | None = None
+    latency_ms: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    cost_usd: Decimal = Decimal(0)
+    cache_source: str = "live"
+    cache_key: str = ""
+    cache_note: str = ""
+    raw_output: str = ""
+    cache_entries: list[str] = field(default_factory=list)  # "llm:<id>"/"tool:<id>", in order
+    calls: list[dict[str, Any]] = field(default_factory=list)  # HTTP calls a Burr app step made
+
+    def node_fields(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+@dataclass
+class RunContext:
+    """What a run's actions need besides state. Built per execution, never persisted."""
+
+    run_id: int
+    pipeline: Pipeline
+    # By sequence id, then field: this run's override and the ancestors' it re-executes.
+    overrides: dict[int, dict[str, Override]]
+    live: bool
+    model: str
+    temperature: float
+    provider: ProviderConfig
+    artifact_dir: Path
+    data_dir: Path
+    occurrences: Counter = field(default_factory=Counter)
+    # (sequence id, key, occurrence) → the LLMCacheEntry the source's step used for that call:
+    # a step that makes the same call reads the same answer back (``cache.get_llm``).
+    pins: dict[tuple[int, str, int], Any] = field(default_factory=dict)  # → cache entry
+    hits: Counter = field(default_factory=Counter)  # pins read from the cache, counted at the end
+    # A preview walks the cache the way the fork will, writing nothing: a miss stops it,
+    # with "live" (the fork would call out here) or "fails" (the step would fail) set here.
+    preview: bool = False
+    preview_stop: str | None = None
+    current: StepRecord | None = None
+    sequence_id: int | None = None  # the step being executed, set by StepRecorder.pre_run_step
+    previous_node: str | None = None
+    turn: int = 0  # the turn being run (a Burr app runs one turn per halt)
+    # sequence id → the source's step from the fork point on (its output deferred: read only
+    # by a writes.* override, which edits it).
+    source_steps: dict[int, Any] = field(default_factory=dict)
+    # (action, k) → the runtime inputs the source's k-th visit of that action received: a
+    # fork feeds each step what the same step got, even when its route shifts the turns.
+    source_inputs: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    visits: Counter = field(default_factory=Counter)  # visits of each action so far
+    artifact: tuple[str, str] | None = None  # (path, sha256) written by the artifact node
+    on_step: Callable[[Any], None] | None = None
+    # Hashes of blobs known to be stored (the source's states and values): a step whose
+    # state and values are all among them stores no blob (runs.models.Blob).
+    known_blobs: set[str] = field(default_factory=set)
+    _client: ChatClient | None = None
+
+    def client(self) -> ChatClient:
+        # Made on the first cache miss only: a fully cached run never touches the provider.
+        if self._client is None:
+            self._client = make_client(self.provider)
+        return self._client
+
+    def overrides_for(self, node: str) -> dict[str, Override]:
+        """The overrides of the step being executed — of this step only, not of every step
+        that runs the same node (a loop revisits a node; only the forked visit changes)."""
+        step = self.overrides.get(self.sequence_id, {}) if self.sequence_id is not None else {}
+        return {field: o for field, o in step.items() if o.node == node}
+
+
+class PreviewMiss(Exception):  # noqa: N818 — control flow of a preview, not an error
+    """A preview reached a call the cache cannot answer: the fork would go live here."""
+
+
+class NodeAction(SingleStepAction):
+    def __init__(self, spec: NodeSpec, ctx: RunContext) -> None:
+        super().__init__()
+        self.spec = spec
+        self.ctx = ctx
+
+    @property
+    def reads(self) -> list[str]:
+        return list(self.spec.reads)
+
+    @property
+    def writes(self) -> list[str]:
+        return [self.spec.name]
+
+    def run_and_update(self, state: State, **run_kwargs: Any) -> tuple[dict, State]:
+        semantic = semantic_state(state.get_all())
+        view = {key: semantic[key] for key in self.spec.reads if key in semantic}
+        record = StepRecord(kind=self.spec.kind)
+        self.ctx.current = record
+        started = time.perf_counter()
+        try:
+            if isinstance(self.spec, LLMNode):
+                output = run_llm(self.spec, view, self.ctx, record)
+            else:
+                output = run_tool(self.spec, view, self.ctx, record)
+        except (PreviewMiss, NodeFailure) as exc:
+            if not self.ctx.preview:
+                raise
+            # A preview stops here without raising: Burr would log the failure as an error.
+            self.ctx.preview_stop = "live" if isinstance(exc, PreviewMiss) else "fails"
+            return {"telemetry": record}, state.update(**{self.spec.name: None})
+        finally:
+            record.latency_ms = round((time.perf_counter() - started) * 1000, 3)
+        problem = unstorable_reason(output)
+        if problem:
+            raise NodeFailure(f"the output {problem}", raw=storable_text(repr(output))[:20000])
+        record.output = output
+        record.output_sha256 = content_sha256(output)
+        return {"telemetry": record}, state.update(**{self.spec.name: output})
+
+
+def run_llm(spec: LLMNode, view: dict, ctx: RunContext, record: StepRecord) -> Any:
+    overrides = ctx.overrides_for(spec.name)
+    messages = [
+        {"role": "system", "content": spec.system},
+        {"role": "user", "content": spec.prompt(view)},
+    ]
+    if "prompt" in overrides:
+        messages[1]["content"] = overrides["prompt"].value
+    model = overrides["model"].value if "model" in overrides else ctx.model
+    temperature = float(
+        overrides["temperature"].value if "temperature" in overrides else ctx.temperature
+    )
+    record.inputs = dict(view)
+    record.prompt = messages
+    record.model_requested = model
+    record.temperature = temperature
+    if "output" in overrides:
+        record.cache_source = "override"
+        return overrides["output"].value
+
+    request = {
+        "model": model,
+        "temperature": temperature,
+        "messages": messages,
+        "response_format": spec.response_format,
+        "max_tokens": spec.max_tokens,
+        "tool_result": view.get(spec.embeds) if spec.embeds else None,
+        "code_version": f"{spec.name}@{spec.version}",
+    }
+    key = llm_cache_key(request)
+    occurrence = ctx.occurrences[key]
+    ctx.occurrences[key] += 1
+    record.cache_key = key
+    pinned = ctx.pins.get((ctx.sequence_id, key, occurrence))
+    if ctx.preview:
+        entry = None if ctx.live else cache.get_llm(key, occurrence, pinned)  # preview
+        if entry is None:
+            raise PreviewMiss(key)
+        return _from_entry(spec, entry, record)
+    if ctx.live:
+        return _call_llm(spec, request, occurrence, ctx, record)
+    entry = cache.get_llm(key, occurrence, pinned)
+    if entry is not None:  # a hit takes no lock
+        return _from_entry(spec, entry, record)
+    with call_lock(key):  # identical calls in flight go to the provider once
+        entry = cache.get_llm(key, occurrence, pinned)  # stored while we waited?
+        if entry is not None:
+            return _from_entry(spec, entry, record)
+        record.cache_note = cache.explain_llm(spec.name, request)
+        return _call_llm(spec, request, occurrence, ctx, record)
+
+
+def _from_entry(spec: LLMNode, entry: Any, record: StepRecord) -> Any:
+    record.cache_source = "cache"
+    record.model_answered = entry.model_answered
+    record.raw_output = ""
+    record.cache_entries.append(f"llm:{entry.pk}")
+    return _parse(spec, entry.response.get("content", ""), record)
+
+
+def _call_llm(
+    spec: LLMNode, request: dict, occurrence: int, ctx: RunContext, record: StepRecord
+) -> Any:
+    chat = ChatRequest(
+        model=request["model"],
+        messages=request["messages"],
+        temperature=request["temperature"],
+        response_format=request["response_format"],
+        max_tokens=request["max_tokens"],
+    )
+    record.cache_source = "live"
+    try:
+        response = ctx.client().complete(chat)
+    except ProviderError as exc:
+        raise NodeFailure(
+            redact(f"provider error: {exc}", api_key()), raw=getattr(exc, "raw", "") or ""
+        ) from None
+    record.model_answered = response.model
+    record.prompt_tokens = response.prompt_tokens
+    record.completion_tokens = response.completion_tokens
+    record.total_tokens = response.total_tokens
+    record.cost_usd = cost_usd(
+        response.model or chat.model, response.prompt_tokens, response.completion_tokens
+    )
+    if response.dropped_response_format:
+        note = "provider rejected response_format; retried once without it"
+        record.cache_note = f"{record.cache_note}; {note}" if record.cache_note else note
+    key = api_key()
+    if key and len(key) >= 4 and key in response.content:
+        # Whatever echoed it, the key must not reach a row, a cache entry or a page.
+        raise NodeFailure(
+            "the provider's answer contains the API key; it was not recorded",
+            raw=redact(response.content, key),
+        )
+    output = _parse(spec, response.content, record)  # errors are never cached: parse first
+    problem = unstorable_reason(output)
+    if problem:
+        raise NodeFailure(f"the model output {problem}", raw=storable_text(response.content))
+    entry = cache.put_llm(
+        key=record.cache_key,
+        occurrence=occurrence,
+        node_name=spec.name,
+        model_requested=chat.model,
+        model_answered=response.model,
+        request=request,
+        response={"content": response.content},
+        usage={
+            "prompt_tokens": response.prompt_tokens,
+            "completion_tokens": response.completion_tokens,
+            "total_tokens": response.total_tokens,
+        },
+    )
+    record.cache_entries.append(f"llm:{entry.pk}")
+    return output
+
+
+def _parse(spec: LLMNode, content: str, record: StepRecord) -> Any:
+    try:
+        return spec.parse(content)
+    except NodeFailure as failure:
+        record.raw_output = failure.raw or content
+        raise
+
+
+def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) -> Any:
+    overrides = ctx.overrides_for(spec.name)
+    args = dict(spec.args(view))
+    for name, override in overrides.items():
+        if name.startswith("args."):
+            args[name.removeprefix("args.")] = override.value
+    # Every file the tool reads is hashed into its key. A file named by an argument is
+    # confined to the data directory again here, at the moment it is read.
+    files = list(spec.data_files)
+    for name, domain in spec.file_args(args).items():
+        try:
+            domain.resolve(f"args.{name}", args[name], ctx.data_dir)
+        except OverrideError as exc:
+            raise NodeFailure(str(exc)) from None
+        files.append(args[name])
+    data = {name: _file_sha256(ctx.data_dir / name) for name in files}
+    record.inputs = {"args": args, "data_sha256": data}
+    if "output" in overrides:
+        record.cache_source = "override"
+        output = overrides["output"].value
+    else:
+        key = tool_cache_key(spec.name, spec.version, {"args": args, "data": data})
+        record.cache_key = key
+        pinned = ctx.pins.get((ctx.sequence_id, key, 0))
+        entry = None if ctx.live else cache.get_tool(key, 0, pinned)
+        if entry is not None:
+            record.cache_source = "render-cache" if spec.artifact else "tool-cache"
+            record.cache_entries.append(f"tool:{entry.pk}")
+            output = entry.result
+        elif ctx.preview:
+            raise PreviewMiss(key)
+        else:
+            if not ctx.live:
+                record.cache_note = cache.explain_tool(spec.name, spec.version, args)
+            output = _compute(spec, args, ctx)
+            stored = cache.put_tool(
+                key=key, tool=spec.name, tool_version=spec.version, args=args, result=output
+            )
+            record.cache_entries.append(f"tool:{stored.pk}")
+    if spec.artifact and not ctx.preview:
+        ctx.artifact = write_artifact(ctx.artifact_dir, ctx.run_id, output)
+    return output
+
+
+def _compute(spec: ToolNode, args: dict, ctx: RunContext) -> Any:
+    try:
+        return spec.run(args, ctx.data_dir)
+    except NodeFailure:
+        raise
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        raise NodeFailure(f"tool {spec.name} failed: {exc}") from exc
+
+
+def _file_sha256(path: Path) -> str:
+    try:
+        return sha256_bytes(path.read_bytes())
+    except OSError as exc:
+        raise NodeFailure(f"cannot read data file {path.name}: {exc.strerror}") from None

@@ -1,0 +1,230 @@
+"""Writes each finished step: Burr's state row, the Node row and the Edge, in one transaction.
+
+One recorder for both kinds of step. A declared node (``NodeAction``) reports its telemetry
+in its result; any other action of a Burr app is observed from outside: while it runs, the
+HTTP calls it makes are captured (``runs.engine.calls.capture.StepCalls``), and what it wrote is
+read from the state after it. Its kind is what it did: ``llm`` if it called an LLM, ``tool``
+if it made only other calls, ``code`` if it made none.
+"""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+from typing import Any
+
+from burr.core import State
+from burr.core.action import Action
+from burr.lifecycle import (
+    PostRunStepHook,
+    PostRunStepHookAsync,
+    PreRunStepHook,
+    PreRunStepHookAsync,
+)
+from django.db import transaction
+
+from runs.engine.calls import capture
+from runs.engine.calls.capture import StepCalls
+from runs.engine.errors import NodeFailure, storable_text
+from runs.engine.execution.actions import NodeAction, RunContext, StepRecord
+from runs.engine.execution.inserts import insert
+from runs.engine.execution.persister import DjangoPersister
+from runs.hashing import content_sha256, semantic_state
+from runs.models import Blob, Edge, Node
+
+
+def failure_message(exception: BaseException) -> str:
+    if isinstance(exception, NodeFailure):
+        return str(exception)
+    return f"{type(exception).__name__}: {exception}"
+
+
+class StepRecorder(PreRunStepHook, PostRunStepHook):
+    def __init__(self, ctx: RunContext, persister: DjangoPersister) -> None:
+        self.ctx = ctx
+        self.persister = persister
+        self.calls: StepCalls | None = None
+        self.before: dict[str, Any] = {}
+        self.started = 0.0
+
+    def pre_run_step(
+        self, *, sequence_id: int, action: Action, state: State, inputs: dict, **future: Any
+    ) -> None:
+        # Overrides apply to one step, found by its sequence id.
+        self.ctx.sequence_id = sequence_id
+        if isinstance(action, NodeAction):
+            return
+        llm = self.ctx.overrides.get(sequence_id, {})
+        capture.install()
+        self.calls = StepCalls(
+            sequence_id=sequence_id,
+            action=action.name,
+            live=self.ctx.live,
+            pins=self.ctx.pins,
+            llm_model=llm["llm.model"].value if "llm.model" in llm else None,
+            llm_temperature=llm["llm.temperature"].value if "llm.temperature" in llm else None,
+        )
+        self.calls.__enter__()
+        semantic = semantic_state(state.get_all())
+        self.before = {
+            "turn": self.ctx.turn,
+            "inputs": {k: v for k, v in inputs.items() if not k.startswith("__")},
+            "reads": {k: semantic[k] for k in action.reads if k in semantic},
+        }
+        self.started = time.perf_counter()
+
+    def post_run_step(
+        self,
+        *,
+        app_id: str,
+        partition_key: str,
+        sequence_id: int,
+        state: State,
+        action: Action,
+        result: dict[str, Any] | None,
+        exception: Exception | None,
+        **future_kwargs: Any,
+    ) -> None:
+        record = self.observe(action, state, result)
+        self.write(partition_key, app_id, sequence_id, action.name, state, record, exception)
+
+    def observe(self, action: Action, state: State, result: dict[str, Any] | None) -> StepRecord:
+        """What the step did (no database work): leaves the capture context it entered."""
+        if self.calls is not None:
+            self.calls.__exit__()
+            record = observed_step(action, self.calls, self.before, state, self.started)
+            self.calls = None
+        elif result is not None and "telemetry" in result:
+            record = result["telemetry"]
+        else:
+            # The action raised before returning: use what it had recorded so far.
+            record = self.ctx.current or StepRecord(kind=self.ctx.pipeline.node(action.name).kind)
+        if record.cache_source not in {"live", "override"}:
+            self.ctx.hits.update(record.cache_entries)  # counted once, at the end of the run
+        return record
+
+    def write(
+        self,
+        partition_key: str,
+        app_id: str,
+        sequence_id: int,
+        name: str,
+        state: State,
+        record: StepRecord,
+        exception: BaseException | None = None,
+    ) -> Node:
+        failed = exception is not None
+        if failed:
+            record.output, record.output_sha256 = None, ""
+            if isinstance(exception, NodeFailure) and exception.raw and not record.raw_output:
+                record.raw_output = exception.raw
+        record.raw_output = storable_text(record.raw_output)
+        row = self.persister.row(
+            partition_key, app_id, sequence_id, name, state, "failed" if failed else "completed"
+        )
+        node = Node(
+            run_id=self.ctx.run_id,
+            sequence_id=sequence_id,
+            name=name,
+            status=Node.Status.FAILED if failed else Node.Status.COMPLETED,
+            src_run_id=self.ctx.run_id,
+            src_sequence_id=sequence_id,
+            error=storable_text(failure_message(exception)) if failed else "",
+            **record.node_fields(),
+        )
+        # One transaction: the blobs not stored yet (none, when the step reproduced its
+        # source's state and values), the state row, the step row and the edge to it.
+        with transaction.atomic():
+            stored = Blob.objects.store(
+                {**row.take_new_blobs(), **node.take_new_blobs()}, known=self.ctx.known_blobs
+            )
+            insert(row)
+            insert(node)
+            if self.ctx.previous_node is not None:
+                insert(
+                    Edge(
+                        run_id=self.ctx.run_id,
+                        sequence_id=sequence_id,
+                        from_node=self.ctx.previous_node,
+                        to_node=name,
+                        condition=self.ctx.pipeline.condition_label(self.ctx.previous_node, name),
+                    )
+                )
+        self.ctx.known_blobs.update(stored)  # committed: known from now on
+        self.ctx.previous_node = name
+        self.ctx.current = None
+        if self.ctx.on_step is not None:
+            self.ctx.on_step(node)
+        return node
+
+
+class AsyncStepRecorder(PreRunStepHookAsync, PostRunStepHookAsync):
+    """The recorder of an async app: Burr awaits these hooks inside the event loop, where the
+    ORM may not run, so the database work runs in the run's own thread (``sync_to_async``);
+    the capture context is entered here, in the task that runs the action."""
+
+    def __init__(self, recorder: StepRecorder) -> None:
+        self.recorder = recorder
+        # Burr (0.43) hands post_run_step the state from *before* a sync action run inside an
+        # async app; the application's own state is right in every case.
+        self.app: Any = None
+
+    async def pre_run_step(self, **kwargs: Any) -> None:
+        self.recorder.pre_run_step(**kwargs)  # no database work: safe in the loop
+
+    async def post_run_step(
+        self,
+        *,
+        app_id: str,
+        partition_key: str,
+        sequence_id: int,
+        state: State,
+        action: Action,
+        result: dict[str, Any] | None,
+        exception: Exception | None,
+        **future_kwargs: Any,
+    ) -> None:
+        from asgiref.sync import sync_to_async
+
+        if self.app is not None and exception is None:
+            state = self.app.state
+        record = self.recorder.observe(action, state, result)  # in the task that ran the step
+        await sync_to_async(self.recorder.write, thread_sensitive=True)(
+            partition_key, app_id, sequence_id, action.name, state, record, exception
+        )
+
+
+def observed_step(
+    action: Action, calls: StepCalls, before: dict[str, Any], state: State, started: float
+) -> StepRecord:
+    """The record of a step of a Burr app, from its captured calls and the state it left."""
+    semantic = semantic_state(state.get_all())
+    output = {key: semantic.get(key) for key in action.writes}
+    made = calls.calls
+    llm = [c for c in made if c.kind == "llm"]
+    kind = "llm" if llm else "tool" if made else "code"
+    if any(c.cache_source == "live" for c in made) or kind == "code":
+        source = "live"
+    else:
+        source = "cache" if llm else "tool-cache"
+    costs = [c.cost_usd for c in made if c.cache_source == "live"]
+    record = StepRecord(
+        kind=kind,
+        inputs=before,
+        output=output,
+        output_sha256=content_sha256(output),
+        prompt=calls.prompt,
+        model_requested=llm[0].model_requested if llm else "",
+        model_answered=llm[0].model_answered if llm else "",
+        temperature=llm[0].temperature if llm else None,
+        latency_ms=round((time.perf_counter() - started) * 1000, 3),
+        prompt_tokens=sum(c.prompt_tokens for c in made if c.cache_source == "live"),
+        completion_tokens=sum(c.completion_tokens for c in made if c.cache_source == "live"),
+        total_tokens=sum(c.total_tokens for c in made if c.cache_source == "live"),
+        cost_usd=None if any(c is None for c in costs) else sum(costs, Decimal(0)),
+        cache_source=source,
+        cache_key=made[0].key if made else "",
+        cache_entries=[c.entry for c in made if c.entry],
+    )
+    record.calls = [c.as_json() for c in made]
+    return record

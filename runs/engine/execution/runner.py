@@ -1,0 +1,318 @@
+"""Driving a run's Burr application step by step: turns, halts and the overrides that act
+between steps (DESIGN.md, "Any Burr app, unchanged"; "Overrides").
+
+Rewind steps the application itself rather than calling ``app.run`` so that, before a step,
+it can apply what a fork changes there: ``state.KEY`` (replaced in state before the step
+runs), ``input.NAME`` (the runtime input the step receives) and ``writes.KEY`` (the step does
+not execute; its writes are the source's with KEY replaced). Halting follows ``app.run``: a
+turn ends after an action in ``halt_after`` or before one in ``halt_before``, and the next
+turn's inputs are fed from there — a graph that loops back to its start runs one turn per halt.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from burr.core import Application, State
+from burr.core.application import PRIOR_STEP, SEQUENCE_ID
+from django.conf import settings
+
+from runs.engine.apps.registry import get_pipeline
+from runs.engine.calls import cache
+from runs.engine.errors import NodeFailure, RewindError
+from runs.engine.execution.actions import RunContext, StepRecord
+from runs.engine.execution.application import build_application, make_context, source_pins
+from runs.engine.execution.leases import Heartbeat
+from runs.engine.execution.persister import PARTITION_KEY, DjangoPersister
+from runs.engine.execution.recorder import AsyncStepRecorder, StepRecorder, failure_message
+from runs.engine.forking.overrides import effective_overrides
+from runs.hashing import content_sha256, semantic_state, trajectory_sha256
+from runs.models import BurrState, Node, Run
+
+
+class Turns:
+    """The turns of a run and where the next step stands among them."""
+
+    def __init__(self, run: Run, start: int) -> None:
+        self.run = run
+        self.turns = run.turns or [{"inputs": {}}]
+        self.after = set((run.halt or {}).get("after", []))
+        self.before = set((run.halt or {}).get("before", []))
+        self.index = start
+        self.budget = settings.REWIND_MAX_STEPS
+        self.next_action: Any = None
+
+    def running(self, app: Application) -> bool:
+        """Is there a next step? It is kept for ``prepare_step`` (evaluating an app's
+        conditions is its users' code: once per question)."""
+        self.next_action = app.get_next_action() if self.index < len(self.turns) else None
+        return self.next_action is not None
+
+    def advance(self, app: Application, action_name: str) -> None:
+        """After a step: count it against ``REWIND_MAX_STEPS``; end the turn on a halt."""
+        self.budget -= 1
+        if self.budget <= 0:
+            raise NodeFailure(
+                f"run {self.run.pk} took {settings.REWIND_MAX_STEPS} steps without halting "
+                "(REWIND_MAX_STEPS); a graph that loops needs --halt-after or --halt-before"
+            )
+        if self.ends_after(app, action_name):
+            self.index += 1
+
+    def inputs(self) -> dict[str, Any]:
+        return dict(self.turns[self.index].get("inputs") or {})
+
+    def ends_after(self, app: Application, action_name: str) -> bool:
+        """Does the turn halt after ``action_name`` (as ``app.run(halt_after/before)``)?"""
+        if action_name in self.after:
+            return True
+        if not self.before:
+            return False
+        following = app.get_next_action()
+        return following is not None and following.name in self.before
+
+
+def start_turn(run: Run, prior: list[Node], app: Application) -> int:
+    """The turn the first step to execute belongs to: the last recorded step's, or the next
+    one when that step ended its turn."""
+    if not prior:
+        return 0
+    last = prior[-1]
+    turn = int((last.inputs or {}).get("turn", 0)) if isinstance(last.inputs, dict) else 0
+    halts = Turns(run, turn)
+    return turn + 1 if halts.ends_after(app, last.name) else turn
+
+
+def next_sequence_id(app: Application) -> int:
+    return 0 if app.sequence_id is None else app.sequence_id + 1
+
+
+def prepare_step(
+    app: Application, ctx: RunContext, turns: Turns
+) -> tuple[Any, int, dict, dict | None]:
+    """Before the next step: its action, sequence id, runtime inputs and ``writes.*``
+    overrides, with this step's ``state.*`` overrides applied to the state and ``input.*``
+    ones to the inputs."""
+    ctx.turn = turns.index
+    action = turns.next_action
+    seq = next_sequence_id(app)
+    overrides = ctx.overrides.get(seq, {})
+    visit = (action.name, ctx.visits[action.name])
+    ctx.visits[action.name] += 1
+    # What the same visit of this action received in the source; a step the source never
+    # ran takes its turn's inputs.
+    inputs = dict(ctx.source_inputs.get(visit, turns.inputs()))
+    state_changes = {}
+    for name, override in overrides.items():
+        if override.node != action.name:
+            continue
+        if name.startswith("input."):
+            inputs[name.removeprefix("input.")] = override.value
+        elif name.startswith("state."):
+            state_changes[name.removeprefix("state.")] = override.value
+    if state_changes:
+        app.update_state(app.state.update(**state_changes))
+    required, optional = action.optional_and_required_inputs
+    accepted = {k: v for k, v in inputs.items() if k in required or k in optional}
+    return action, seq, accepted, writes_override(ctx, seq, action.name)
+
+
+def writes_override(ctx: RunContext, seq: int, action_name: str) -> dict[str, Any] | None:
+    """The ``writes.*`` overrides of this step, or None: then the step executes."""
+    found = {
+        name.removeprefix("writes."): o.value
+        for name, o in ctx.overrides.get(seq, {}).items()
+        if name.startswith("writes.") and o.node == action_name
+    }
+    return found or None
+
+
+def skip_step(
+    app: Application,
+    ctx: RunContext,
+    recorder: StepRecorder,
+    action: Any,
+    seq: int,
+    writes: dict[str, Any],
+) -> None:
+    """Run a step whose writes a fork replaced: it does not execute. The state takes the
+    source step's writes with the overridden keys replaced, Burr's position moves past it, and
+    the step is recorded with ``cache_source`` "override"."""
+    source = ctx.source_steps.get(seq)
+    if source is None or source.name != action.name:
+        raise NodeFailure(f"cannot override the writes of {action.name}: no source step {seq}")
+    output = {**(source.output or {}), **writes}
+    before = semantic_state(app.state.get_all())
+    state: State = app.state.update(**output).update(**{PRIOR_STEP: action.name, SEQUENCE_ID: seq})
+    app.update_state(state)
+    record = StepRecord(
+        kind=source.kind,
+        inputs={
+            "turn": ctx.turn,
+            "inputs": {},
+            "reads": {k: before[k] for k in action.reads if k in before},
+        },
+        output=output,
+        output_sha256=content_sha256(output),
+        cache_source="override",
+    )
+    recorder.ctx.sequence_id = seq
+    recorder.write("", str(ctx.run_id), seq, action.name, state, record)
+
+
+def drive(app: Application, run: Run, ctx: RunContext, recorder: StepRecorder, start: int) -> None:
+    """Step the application through the run's turns (sync actions)."""
+    turns = Turns(run, start)
+    while turns.running(app):
+        action, seq, inputs, writes = prepare_step(app, ctx, turns)
+        if writes is not None:
+            skip_step(app, ctx, recorder, action, seq, writes)
+        else:
+            app.step(inputs=inputs)
+        turns.advance(app, action.name)
+
+
+async def adrive(
+    app: Application, run: Run, ctx: RunContext, recorder: StepRecorder, start: int
+) -> None:
+    """The same for an app with async actions (``app.astep``)."""
+    from asgiref.sync import sync_to_async
+
+    from runs.engine.calls.capture import ensure_slot
+
+    ensure_slot()  # in this task: the hooks, run as tasks of their own, fill it
+    turns = Turns(run, start)
+    while turns.running(app):
+        action, seq, inputs, writes = prepare_step(app, ctx, turns)
+        if writes is not None:
+            await sync_to_async(skip_step, thread_sensitive=True)(
+                app, ctx, recorder, action, seq, writes
+            )
+        else:
+            await app.astep(inputs=inputs)
+        turns.advance(app, action.name)
+
+
+# -- executing a run -------------------------------------------------------------------------
+
+logger = logging.getLogger("rewind.runner")
+
+
+def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -> Run:
+    """Execute a queued run to the end; returns it finished (completed or failed).
+
+    Claims the run atomically (queued → running), so a run is never executed twice.
+    """
+    claimed = Run.objects.claim(run_id)
+    run = Run.objects.get(pk=run_id)
+    if not claimed:
+        raise RewindError(f"run {run_id} is {run.status}, not queued; it was not started again")
+    heartbeat = Heartbeat(run_id)
+    heartbeat.start()
+    ctx: RunContext | None = None
+    try:
+        prior = _steps(run)
+        ctx = _context(run, prior)
+        ctx.on_step = on_step
+        recorder = StepRecorder(ctx, DjangoPersister())
+        hook = AsyncStepRecorder(recorder) if ctx.pipeline.is_async else recorder
+        app = _application(run, ctx, hook, prior)
+        if isinstance(hook, AsyncStepRecorder):
+            hook.app = app
+        start = start_turn(run, prior, app)
+        if ctx.pipeline.is_async:
+            async_to_sync(adrive)(app, run, ctx, recorder, start)
+        else:
+            drive(app, run, ctx, recorder, start)
+    except Exception as exc:  # noqa: BLE001 — every failure ends the run as failed, loudly
+        if not isinstance(exc, RewindError):
+            logger.exception("run %s failed unexpectedly", run_id)
+        heartbeat.stop()
+        _count_hits(ctx)
+        finish_run(run, Run.Status.FAILED, error=_run_error(run, exc))
+    else:
+        heartbeat.stop()
+        _count_hits(ctx)
+        finish_run(run, Run.Status.COMPLETED, artifact=ctx.artifact)
+    run.refresh_from_db()
+    return run
+
+
+def _count_hits(ctx: RunContext | None) -> None:
+    if ctx is not None and ctx.hits:
+        cache.count_hits(ctx.hits)
+
+
+def _run_error(run: Run, exc: BaseException) -> str:
+    failed = run.nodes.filter(status=Node.Status.FAILED).order_by("-sequence_id").first()
+    message = failure_message(exc)
+    return f"{failed.name}: {message}" if failed else message
+
+
+def finish_run(
+    run: Run, status: str, *, error: str = "", artifact: tuple[str, str] | None = None
+) -> None:
+    hashes = list(run.nodes.order_by("sequence_id").values_list("output_sha256", flat=True))
+    fields: dict[str, Any] = {"error": error}
+    if status == Run.Status.COMPLETED:
+        fields["trajectory_sha256"] = trajectory_sha256(hashes)
+        if artifact is not None:
+            fields["artifact_path"], fields["artifact_sha256"] = artifact
+    Run.objects.finish(run.pk, status, **fields)
+
+
+def _steps(run: Run) -> list[Node]:
+    """A run's steps in order, once, without what only some forks read (outputs: a writes.*
+    override reads its one step's) or nothing reads while executing."""
+    deferred = ("output", "prompt", "calls", "raw_output", "error", "cache_note")
+    return list(run.nodes.order_by("sequence_id").defer(*deferred))
+
+
+def _context(run: Run, prior: list[Node]) -> RunContext:
+    start = run.fork_sequence_id if run.fork_sequence_id is not None else 0
+    source_steps = _steps(run.parent) if run.parent else []
+    ctx = make_context(
+        run_id=run.pk,
+        pipeline=get_pipeline(run.pipeline),
+        provider=run.provider,
+        overrides=effective_overrides(run),
+        live=run.mode == Run.Mode.LIVE,
+        prior=prior,
+        pins=source_pins(source_steps, start),
+        source_steps=source_steps,
+        start=start,
+    )
+    ctx.known_blobs = known_blobs(run.parent, [*prior, *source_steps])
+    return ctx
+
+
+def known_blobs(source: Run | None, steps: list[Node]) -> set[str]:
+    """The blobs a run's steps are likely to store again, all known to be stored: its
+    source's state snapshots (one query) and the values of ``steps``."""
+    known = {
+        blob
+        for step in steps
+        for blob in (step.inputs_blob_id, step.output_blob_id, step.prompt_blob_id)
+        if blob is not None
+    }
+    if source is not None:
+        rows = BurrState.objects.filter(partition_key=PARTITION_KEY, app_id=str(source.pk))
+        known.update(rows.values_list("state_blob_id", flat=True))
+    return known
+
+
+def _application(
+    run: Run, ctx: RunContext, hook: StepRecorder | AsyncStepRecorder, prior: list[Node]
+):
+    return build_application(
+        ctx,
+        app_id=str(run.pk),
+        inputs=run.inputs,
+        # The last step already recorded: inherited, or executed by this run before its
+        # worker died (a resumed run continues after it).
+        predecessor=prior[-1] if prior else None,
+        hooks=[hook],
+    )

@@ -1,0 +1,13 @@
+"""Forks of a finished run, and replays of it.
+
+- ``overrides``   which fields a step consumes; typing and validation of the one override;
+                  the overrides a fork inherits from its ancestors
+- ``forks``       ``Fork``, ``resolve_fork`` (a request resolved once), ``make_fork``,
+                  ``find_node``
+- ``preview``     the fork preview (the dirty set): walks the cache the way the fork will
+- ``replays``     ``create_replay``, ``replay_verdict``
+- ``batch``       ``rewind_replay --workers N``: replays in N worker processes
+
+May import: ``execution``, ``apps``, ``calls``, ``errors``, ``runs.models``, ``runs.hashing``;
+``replays`` and ``batch`` read ``analysis.diff`` for a verdict.
+"""

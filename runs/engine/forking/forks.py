@@ -1,0 +1,162 @@
+"""Forks: a fork request is resolved once — the source, the step, the one override — into a
+``Fork``, which the preview and the fork itself both take (DESIGN.md, Forking)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from runs.engine.apps.registry import get_pipeline
+from runs.engine.errors import ForkError
+from runs.engine.forking import preview
+from runs.engine.forking.overrides import Override, parse_override
+from runs.models import Edge, Node, Run
+
+
+@dataclass(frozen=True)
+class Fork:
+    """A fork request resolved against its source: everything ``make_fork`` writes."""
+
+    source: Run
+    target: Node  # the source's step the fork re-executes from
+    override: Override | None  # None: an unchanged replay
+    live: bool = False
+
+
+def find_node(run: Run, node: str) -> Node:
+    """A step of ``run`` by name (its first occurrence), ``name#k`` (k-th, from 1) or sequence id."""
+    # Names and ids of every step, then the one found in full: a long run's values stay put.
+    steps = list(run.nodes.order_by("sequence_id").only("run_id", "sequence_id", "name"))
+    name, _, nth = node.partition("#")
+    if node.isdigit():
+        matches = [n for n in steps if n.sequence_id == int(node)]
+    else:
+        matches = [n for n in steps if n.name == name]
+        if nth:
+            index = int(nth) - 1 if nth.isdigit() and int(nth) > 0 else len(matches)
+            matches = matches[index : index + 1]
+    if not matches:
+        listing = ", ".join(f"{n.name}({n.sequence_id})" for n in steps) or "none"
+        raise ForkError(f"run {run.pk} has no step {node!r}; its steps are {listing}")
+    return run.nodes.get(pk=matches[0].pk)
+
+
+def resolve_fork(
+    source: Run,
+    node: str,
+    field: str | None = None,
+    value: Any = None,
+    *,
+    from_text: bool = True,
+    live: bool = False,
+) -> Fork:
+    """Everything that can be wrong with a fork, checked once, before anything is written.
+
+    ``node`` is a name, ``name#k`` (its k-th run) or a sequence id. ``from_text`` says
+    ``value`` was typed by a person (``--set``, a form) and is read as the field's type;
+    otherwise it is already a JSON value (the API)."""
+    _check_finished(source)
+    target = find_node(source, node)
+    if field is None:
+        return fork_at(source, target, None, live=live)
+    spec = get_pipeline(source.pipeline).node(target.name)
+    if getattr(spec, "artifact", False) and field == "output" and from_text:
+        from_text = False  # an artifact's output is text, not JSON
+    override = parse_override(spec, target, field, value, from_text=from_text)
+    return fork_at(source, target, override, live=live)
+
+
+def fork_at(source: Run, target: Node, override: Override | None, *, live: bool = False) -> Fork:
+    """A fork at ``target`` (a step of ``source``) with an override already parsed — by the
+    fork editor's form, which parses the one field that changed."""
+    _check_finished(source)
+    return Fork(source, target, override, live)
+
+
+def _check_finished(source: Run) -> None:
+    if not source.is_finished:
+        raise ForkError(f"run {source.pk} is still {source.status}; fork it once it has finished")
+
+
+def preview_fork(fork: Fork) -> dict[str, Any]:
+    """The dirty set of a fork that has not been made: what would run live, at what cost."""
+    return preview.preview(fork.source, fork.target, fork.override, live=fork.live)
+
+
+def create_fork(source: Run, node: str, field: str | None = None, value: Any = None, **kw) -> Run:
+    """``make_fork(resolve_fork(...))``: for callers that hold the request's parts."""
+    return make_fork(resolve_fork(source, node, field, value, **kw))
+
+
+def make_fork(fork: Fork) -> Run:
+    """Write the fork's queued run; nothing is written on error.
+
+    Steps before the fork point are copied as ``inherited``, keeping the ``src_run`` and
+    ``src_sequence_id`` of the run that really executed them, so a fork of a fork still
+    resolves to real executed state.
+    """
+    source, target, override = fork.source, fork.target, fork.override
+    with transaction.atomic():
+        run = Run.objects.create(
+            pipeline=source.pipeline,
+            inputs=source.inputs,
+            turns=source.turns,
+            halt=source.halt,
+            provider=source.provider,
+            parent=source,
+            root_id=source.root_id or source.pk,
+            fork_node=target.name,
+            fork_sequence_id=target.sequence_id,
+            override=override.as_json() if override else None,
+            mode=Run.Mode.LIVE if fork.live else Run.Mode.CACHE,
+        )
+        inherited = (
+            source.nodes.filter(sequence_id__lt=target.sequence_id)
+            .order_by("sequence_id")
+            .defer("inputs", "output", "prompt")
+        )
+        Node.objects.bulk_create([_inherit(n, run) for n in inherited])
+        edges = source.edges.filter(sequence_id__lt=target.sequence_id)
+        Edge.objects.bulk_create(
+            Edge(
+                run=run,
+                sequence_id=e.sequence_id,
+                from_node=e.from_node,
+                to_node=e.to_node,
+                condition=e.condition,
+            )
+            for e in edges
+        )
+    return run
+
+
+def _inherit(node: Node, fork: Run) -> Node:
+    copy = Node(
+        run=fork,
+        sequence_id=node.sequence_id,
+        name=node.name,
+        kind=node.kind,
+        status=node.status,
+        # The same stored values, by hash: an inherited step adds no blob.
+        inputs_blob_id=node.inputs_blob_id,
+        output_blob_id=node.output_blob_id,
+        output_sha256=node.output_sha256,
+        prompt_blob_id=node.prompt_blob_id,
+        model_requested=node.model_requested,
+        model_answered=node.model_answered,
+        temperature=node.temperature,
+        cache_source=Node.CacheSource.INHERITED,
+        cache_key=node.cache_key,
+        cache_entries=node.cache_entries,
+        src_run_id=node.src_run_id,
+        src_sequence_id=node.src_sequence_id,
+    )
+    return copy  # tokens, cost and latency stay 0: this run paid nothing for the step
+
+
+def change_preview(source: Run, target: Node) -> dict[str, Any]:
+    """The dirty set of changing any input of ``target`` (not its output): which steps would
+    re-execute live and the projected tokens — what the fork editor shows before a fork."""
+    return preview.change_preview(source, target)

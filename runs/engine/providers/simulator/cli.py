@@ -1,0 +1,44 @@
+"""The command line: serve the simulator on loopback until interrupted."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from .server import Simulator, SimulatorOptions
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m runs.engine.providers.simulator --port N``: serve until interrupted."""
+    parser = argparse.ArgumentParser(
+        prog="python -m runs.engine.providers.simulator",
+        description="Rewind's offline provider simulator (OpenAI-compatible, loopback).",
+    )
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--reject-response-format", action="store_true")
+    parser.add_argument("--substitute-model", metavar="M", default=None)
+    parser.add_argument("--garbage", action="store_true")
+    parser.add_argument("--empty", action="store_true")
+    parser.add_argument("--status", type=int, default=None, help="answer every call with it")
+    args = parser.parse_args(argv)
+
+    simulator = Simulator(
+        SimulatorOptions(
+            reject_response_format=args.reject_response_format,
+            substitute_model=args.substitute_model,
+            garbage=args.garbage,
+            empty=args.empty,
+            status=args.status,
+        )
+    )
+    server = simulator._make_server(args.host, args.port)
+    host, port = server.server_address[:2]
+    print(f"http://{host}:{port}/v1", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
