@@ -234,6 +234,9 @@ REWIND_RUN_LEASE_SECONDS = env_int("REWIND_RUN_LEASE_SECONDS", 30, minimum=2, ma
 # that could be dumped; see runs.engine.providers.config.
 # A run that takes this many steps without halting fails (a looping graph needs a halt).
 REWIND_MAX_STEPS = env_int("REWIND_MAX_STEPS", 1000, minimum=1, maximum=1_000_000)
+# Replays are hermetic: a connection the capture did not answer is refused while a step is
+# answered from the cache. True lets every replay reach the network (as --allow-network does).
+REWIND_ALLOW_NETWORK = env_bool("REWIND_ALLOW_NETWORK", False)
 REWIND_OVERRIDE_MAX_BYTES = int(
     env_float("REWIND_OVERRIDE_MAX_BYTES", 65536, minimum=16, maximum=10_000_000)
 )

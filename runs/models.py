@@ -243,6 +243,12 @@ class Run(models.Model):
     turns = models.JSONField(default=list, blank=True)
     halt = models.JSONField(default=dict, blank=True)
     mode = models.CharField(max_length=5, choices=Mode.choices, default=Mode.CACHE)
+    # A replay may reach the network where it did not record a call (``--allow-network``);
+    # by default it is hermetic (runs.engine.calls.capture.guard).
+    allow_network = models.BooleanField(default=False)
+    # What the capture could not see while the run's steps ran live (a connection opened
+    # outside it: the replay of that step will not be hermetic), one sentence each.
+    warnings = models.JSONField(default=list, blank=True)
     artifact_path = models.CharField(max_length=500, blank=True)
     artifact_sha256 = models.CharField(max_length=64, blank=True)
     trajectory_sha256 = models.CharField(max_length=64, blank=True)
@@ -279,6 +285,22 @@ class Run(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status in {self.Status.COMPLETED, self.Status.FAILED, self.Status.INTERRUPTED}
+
+    @property
+    def replays_parent(self) -> bool:
+        """An unchanged replay of its parent: no override of its own (a replay of a fork
+        carries the fork's override at the fork's own step). Reads ``parent``."""
+        if self.parent_id is None:
+            return False
+        if not self.override:
+            return True
+        parent = self.parent
+        return (
+            parent.override is not None
+            and parent.fork_sequence_id == self.fork_sequence_id
+            and [parent.override.get(k) for k in ("node", "field", "value")]
+            == [self.override.get(k) for k in ("node", "field", "value")]
+        )
 
 
 class GridQuerySet(models.QuerySet):

@@ -224,6 +224,14 @@ class RewindCommand(BaseCommand):
             "--json", action="store_true", help=f"print the {noun} as one JSON object"
         )
 
+    def add_network_argument(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--allow-network",
+            action="store_true",
+            help="let replayed steps reach the network where no call was recorded (by default "
+            "a replay is hermetic: such a connection fails the step, naming it)",
+        )
+
     def execute_and_report(
         self, run: Run, options: dict[str, Any], total: int | None = None
     ) -> None:

@@ -83,4 +83,7 @@ def run_json(run: Run, nodes: list[Node] | None = None) -> dict[str, Any]:
         "model": run.provider.get("model"),
         "temperature": run.provider.get("temperature"),
         "simulator": bool(run.provider.get("simulator")),
+        "allow_network": run.allow_network,
+        # What the capture could not see (a connection outside it): the replay is not hermetic.
+        "warnings": list(run.warnings),
     }

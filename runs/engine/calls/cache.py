@@ -26,13 +26,19 @@ NEAREST_WINDOW = 25  # recent entries of a node searched for the closest one on 
 Entry = LLMCacheEntry | ToolCacheEntry
 
 
-def _read(model: type[Entry], key: str, occurrence: int, pinned: Entry | None) -> Entry | None:
+def _read(
+    model: type[Entry], key: str, occurrence: int | None, pinned: Entry | None
+) -> Entry | None:
     """What to read for (key, occurrence): the pinned entry — loaded with the run's pins, so a
-    replayed call costs no query — if it is one of this key's, else the first one the key got.
-    Reading never writes: hits are counted once, at the end of the run (``count_hits``)."""
+    replayed call costs no query — if it is one of this key's, else the first one the key got
+    (at that occurrence; at any, when ``occurrence`` is None). Reading never writes: hits are
+    counted once, at the end of the run (``count_hits``)."""
     if isinstance(pinned, model) and (pinned.key, pinned.occurrence) == (key, occurrence):
         return pinned
-    return model.objects.filter(key=key, occurrence=occurrence).order_by("id").first()
+    found = model.objects.filter(key=key)
+    if occurrence is not None:
+        found = found.filter(occurrence=occurrence)
+    return found.order_by("id").first()
 
 
 def _keep(model: type[Entry], value_field: str, fields: dict[str, Any]) -> Entry:
@@ -49,7 +55,9 @@ def _keep(model: type[Entry], value_field: str, fields: dict[str, Any]) -> Entry
         return model.objects.get(**same)  # another process stored the same answer
 
 
-def get_llm(key: str, occurrence: int, pinned: Entry | None = None) -> LLMCacheEntry | None:
+def get_llm(
+    key: str, occurrence: int | None, pinned: Entry | None = None
+) -> LLMCacheEntry | None:
     return _read(LLMCacheEntry, key, occurrence, pinned)
 
 
@@ -57,7 +65,9 @@ def put_llm(**fields: Any) -> LLMCacheEntry:
     return _keep(LLMCacheEntry, "response", fields)
 
 
-def get_tool(key: str, occurrence: int = 0, pinned: Entry | None = None) -> ToolCacheEntry | None:
+def get_tool(
+    key: str, occurrence: int | None = 0, pinned: Entry | None = None
+) -> ToolCacheEntry | None:
     return _read(ToolCacheEntry, key, occurrence, pinned)
 
 

@@ -56,9 +56,11 @@ class StepRecord:
     raw_output: str = ""
     cache_entries: list[str] = field(default_factory=list)  # "llm:<id>"/"tool:<id>", in order
     calls: list[dict[str, Any]] = field(default_factory=list)  # HTTP calls a Burr app step made
+    # Never recorded: the credentials the step's calls carried, to redact its error with.
+    secrets: set[str] = field(default_factory=set, repr=False)
 
     def node_fields(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        return {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "secrets"}
 
 
 @dataclass
@@ -80,6 +82,13 @@ class RunContext:
     # a step that makes the same call reads the same answer back (``cache.get_llm``).
     pins: dict[tuple[int, str, int], Any] = field(default_factory=dict)  # → cache entry
     hits: Counter = field(default_factory=Counter)  # pins read from the cache, counted at the end
+    secrets: set[str] = field(default_factory=set)  # credentials calls carried: never recorded
+    # Hermetic: an unchanged replay in cache mode answers every call from the cache; a miss
+    # fails the step and no uncaptured connection leaves (unless the network is allowed). In a
+    # fork, a step whose inputs are its source's is guarded the same way, but may miss.
+    replay: bool = False
+    allow_network: bool = False
+    warnings: list[str] = field(default_factory=list)  # what the capture could not see
     # A preview walks the cache the way the fork will, writing nothing: a miss stops it,
     # with "live" (the fork would call out here) or "fails" (the step would fail) set here.
     preview: bool = False

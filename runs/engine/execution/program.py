@@ -30,7 +30,7 @@ from runs.engine.apps.registry import get_pipeline
 from runs.engine.execution.actions import RunContext
 from runs.engine.execution.application import make_context
 from runs.engine.execution.persister import PARTITION_KEY, DjangoPersister
-from runs.engine.execution.recorder import StepRecorder
+from runs.engine.execution.recorder import StepRecorder, failure_message, step_failure
 from runs.hashing import semantic_state
 from runs.models import Run
 
@@ -106,7 +106,10 @@ class ProgramRecorder(
         sequence_id, action, result, exception = self.pending
         self.pending = None
         state = state.update(**{SEQUENCE_ID: sequence_id, PRIOR_STEP: action.name})
+        calls = self.recorder.calls
         record = self.recorder.observe(action, state, result)  # leaves the capture context
+        # A broken answer fails the recorded step, never the user's program.
+        exception = step_failure(calls, exception)
         self._database(
             self.recorder.write,
             PARTITION_KEY,
@@ -141,8 +144,10 @@ class ProgramRecorder(
         finish_run(
             self.run,
             Run.Status.FAILED if exception is not None else Run.Status.COMPLETED,
-            error=f"{type(exception).__name__}: {exception}" if exception is not None else "",
+            error=failure_message(exception, self.recorder.ctx.secrets) if exception else "",
+            warnings=self.recorder.ctx.warnings,
         )
+        self.recorder.ctx.warnings = []  # each turn adds its own
 
     def _start(self) -> StepRecorder:
         # The program's own client made its calls: Rewind's provider settings play no part.

@@ -10,6 +10,7 @@ if it made only other calls, ``code`` if it made none.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -25,6 +26,7 @@ from django.db import transaction
 
 from runs.engine.calls import capture
 from runs.engine.calls.capture import StepCalls
+from runs.engine.calls.capture.redaction import redact_text
 from runs.engine.errors import NodeFailure, storable_text
 from runs.engine.execution.actions import NodeAction, RunContext, StepRecord
 from runs.engine.execution.inserts import insert
@@ -33,10 +35,35 @@ from runs.hashing import content_sha256, semantic_state
 from runs.models import Blob, Edge, Node
 
 
-def failure_message(exception: BaseException) -> str:
+def failure_message(exception: BaseException, secrets: Iterable[str] = ()) -> str:
+    """What a step's or run's error says: credentials in it (a URL's ``?api_key=``, a key
+    the failed call carried) redacted."""
     if isinstance(exception, NodeFailure):
-        return str(exception)
-    return f"{type(exception).__name__}: {exception}"
+        message = str(exception)
+    else:
+        message = f"{type(exception).__name__}: {exception}"
+    return redact_text(message, secrets)
+
+
+class InvalidAnswer(NodeFailure):
+    """An LLM call of the step got a 2xx answer that is not one of its format."""
+
+
+def step_failure(calls: StepCalls | None, exception: BaseException | None) -> BaseException | None:
+    """Why the step failed: a connection or call the capture refused (a hermetic replay), then
+    a broken answer one of its calls got (the cause; what the action then raised, if it did,
+    is named after it), else what the action raised."""
+    if calls is not None and calls.refused:
+        # What the library made of it (a retry, "Connection error", a fallback the app
+        # chose) is beside the point: the step could not be replayed as recorded.
+        return NodeFailure(calls.refused)
+    call = calls.invalid_answer() if calls is not None else None
+    if call is None:
+        return exception
+    message = call.error
+    if exception is not None:
+        message += f" (the step then raised {failure_message(exception)})"
+    return InvalidAnswer(message, raw=call.raw)
 
 
 class StepRecorder(PreRunStepHook, PostRunStepHook):
@@ -55,6 +82,13 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         if isinstance(action, NodeAction):
             return
         llm = self.ctx.overrides.get(sequence_id, {})
+        semantic = semantic_state(state.get_all())
+        self.before = {
+            "turn": self.ctx.turn,
+            "inputs": {k: v for k, v in inputs.items() if not k.startswith("__")},
+            "reads": {k: semantic[k] for k in action.reads if k in semantic},
+        }
+        guarded = not self.ctx.live and not self.ctx.allow_network
         capture.install()
         self.calls = StepCalls(
             sequence_id=sequence_id,
@@ -63,15 +97,22 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
             pins=self.ctx.pins,
             llm_model=llm["llm.model"].value if "llm.model" in llm else None,
             llm_temperature=llm["llm.temperature"].value if "llm.temperature" in llm else None,
+            hermetic=guarded and self.ctx.replay,
+            guarded=guarded and (self.ctx.replay or self._unchanged(sequence_id, action, llm)),
         )
         self.calls.__enter__()
-        semantic = semantic_state(state.get_all())
-        self.before = {
-            "turn": self.ctx.turn,
-            "inputs": {k: v for k, v in inputs.items() if not k.startswith("__")},
-            "reads": {k: semantic[k] for k in action.reads if k in semantic},
-        }
         self.started = time.perf_counter()
+
+    def _unchanged(self, sequence_id: int, action: Action, overrides: dict) -> bool:
+        """Whether this step of a fork re-executes exactly as its source's did: the same
+        action, inputs equal to what the source's step had, no override of its own."""
+        source = self.ctx.source_steps.get(sequence_id)
+        return (
+            source is not None
+            and not overrides
+            and source.name == action.name
+            and source.inputs_blob_id == content_sha256(self.before)
+        )
 
     def post_run_step(
         self,
@@ -85,14 +126,23 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         exception: Exception | None,
         **future_kwargs: Any,
     ) -> None:
+        calls = self.calls
         record = self.observe(action, state, result)
-        self.write(partition_key, app_id, sequence_id, action.name, state, record, exception)
+        failure = step_failure(calls, exception)
+        self.write(partition_key, app_id, sequence_id, action.name, state, record, failure)
+        if exception is None and failure is not None:
+            raise failure  # the step "succeeded" on a broken answer: the run fails here
 
     def observe(self, action: Action, state: State, result: dict[str, Any] | None) -> StepRecord:
         """What the step did (no database work): leaves the capture context it entered."""
         if self.calls is not None:
             self.calls.__exit__()
             record = observed_step(action, self.calls, self.before, state, self.started)
+            self.ctx.warnings.extend(
+                f"{action.name} connected to {u['endpoint']} outside capture (from "
+                f"{u['line']}): its replay will not be hermetic"
+                for u in self.calls.uncaptured
+            )
             self.calls = None
         elif result is not None and "telemetry" in result:
             record = result["telemetry"]
@@ -101,6 +151,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
             record = self.ctx.current or StepRecord(kind=self.ctx.pipeline.node(action.name).kind)
         if record.cache_source not in {"live", "override"}:
             self.ctx.hits.update(record.cache_entries)  # counted once, at the end of the run
+        self.ctx.secrets.update(record.secrets)
         return record
 
     def write(
@@ -129,7 +180,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
             status=Node.Status.FAILED if failed else Node.Status.COMPLETED,
             src_run_id=self.ctx.run_id,
             src_sequence_id=sequence_id,
-            error=storable_text(failure_message(exception)) if failed else "",
+            error=storable_text(failure_message(exception, record.secrets)) if failed else "",
             **record.node_fields(),
         )
         # One transaction: the blobs not stored yet (none, when the step reproduced its
@@ -188,10 +239,14 @@ class AsyncStepRecorder(PreRunStepHookAsync, PostRunStepHookAsync):
 
         if self.app is not None and exception is None:
             state = self.app.state
+        calls = self.recorder.calls
         record = self.recorder.observe(action, state, result)  # in the task that ran the step
+        failure = step_failure(calls, exception)
         await sync_to_async(self.recorder.write, thread_sensitive=True)(
-            partition_key, app_id, sequence_id, action.name, state, record, exception
+            partition_key, app_id, sequence_id, action.name, state, record, failure
         )
+        if exception is None and failure is not None:
+            raise failure
 
 
 def observed_step(
@@ -226,5 +281,8 @@ def observed_step(
         cache_key=made[0].key if made else "",
         cache_entries=[c.entry for c in made if c.entry],
     )
-    record.calls = [c.as_json() for c in made]
+    record.calls = [c.as_json() for c in made] + [
+        {"kind": "uncaptured", **u, "cache_source": "live"} for u in calls.uncaptured
+    ]
+    record.secrets = calls.secrets
     return record

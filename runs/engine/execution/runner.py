@@ -232,11 +232,14 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
             logger.exception("run %s failed unexpectedly", run_id)
         heartbeat.stop()
         _count_hits(ctx)
-        finish_run(run, Run.Status.FAILED, error=_run_error(run, exc))
+        finish_run(
+            run, Run.Status.FAILED, error=_run_error(run, exc, ctx),
+            warnings=ctx.warnings if ctx is not None else [],
+        )  # fmt: skip
     else:
         heartbeat.stop()
         _count_hits(ctx)
-        finish_run(run, Run.Status.COMPLETED, artifact=ctx.artifact)
+        finish_run(run, Run.Status.COMPLETED, artifact=ctx.artifact, warnings=ctx.warnings)
     run.refresh_from_db()
     return run
 
@@ -246,17 +249,24 @@ def _count_hits(ctx: RunContext | None) -> None:
         cache.count_hits(ctx.hits)
 
 
-def _run_error(run: Run, exc: BaseException) -> str:
+def _run_error(run: Run, exc: BaseException, ctx: RunContext | None) -> str:
     failed = run.nodes.filter(status=Node.Status.FAILED).order_by("-sequence_id").first()
-    message = failure_message(exc)
+    message = failure_message(exc, ctx.secrets if ctx is not None else ())
     return f"{failed.name}: {message}" if failed else message
 
 
 def finish_run(
-    run: Run, status: str, *, error: str = "", artifact: tuple[str, str] | None = None
+    run: Run,
+    status: str,
+    *,
+    error: str = "",
+    artifact: tuple[str, str] | None = None,
+    warnings: list[str] | None = None,
 ) -> None:
     hashes = list(run.nodes.order_by("sequence_id").values_list("output_sha256", flat=True))
     fields: dict[str, Any] = {"error": error}
+    if warnings:
+        fields["warnings"] = [*run.warnings, *warnings]
     if status == Run.Status.COMPLETED:
         fields["trajectory_sha256"] = trajectory_sha256(hashes)
         if artifact is not None:
@@ -286,6 +296,8 @@ def _context(run: Run, prior: list[Node]) -> RunContext:
         start=start,
     )
     ctx.known_blobs = known_blobs(run.parent, [*prior, *source_steps])
+    ctx.replay = run.mode == Run.Mode.CACHE and run.sample_of_id is None and run.replays_parent
+    ctx.allow_network = run.allow_network or settings.REWIND_ALLOW_NETWORK
     return ctx
 
 

@@ -63,12 +63,14 @@ def check_workers(workers: int) -> None:
         raise RewindError(f"--workers must be between 1 and {MAX_WORKERS}, got {workers}")
 
 
-def replay_source(source: Run, started: Callable[[int], None] | None = None) -> dict[str, Any]:
+def replay_source(
+    source: Run, started: Callable[[int], None] | None = None, *, allow_network: bool = False
+) -> dict[str, Any]:
     """Replay ``source`` unchanged to the end and judge it (``replay_verdict``)."""
     from runs.engine.execution.runner import execute_run
     from runs.engine.forking.replays import create_replay, replay_verdict
 
-    replay = create_replay(source)
+    replay = create_replay(source, allow_network=allow_network)
     if started is not None:
         started(replay.pk)
     return replay_verdict(source, execute_run(replay.pk))
@@ -106,9 +108,12 @@ class WorkerConfig:
     quiet: bool  # the command holds logs back: the worker stays silent too
     sys_path: list[str] = field(default_factory=list)  # where this process finds pipelines
     pipelines: list[str] = field(default_factory=list)  # the batch's: loaded before "ready"
+    allow_network: bool = False  # the replays may reach the network (--allow-network)
 
 
-def worker_config(quiet: bool = False, pipelines: list[str] | None = None) -> WorkerConfig:
+def worker_config(
+    quiet: bool = False, pipelines: list[str] | None = None, allow_network: bool = False
+) -> WorkerConfig:
     from django.conf import settings
     from django.db import connections
 
@@ -125,6 +130,7 @@ def worker_config(quiet: bool = False, pipelines: list[str] | None = None) -> Wo
         quiet=quiet,
         sys_path=[p for p in sys.path if isinstance(p, str)],
         pipelines=list(pipelines or []),
+        allow_network=allow_network,
     )
 
 
@@ -184,6 +190,7 @@ def worker_main(config: WorkerConfig, conn: Connection) -> None:
                 result = replay_source(
                     Run.objects.get(pk=source_id),
                     started=lambda pk, index=index: conn.send(("started", index, pk)),
+                    allow_network=config.allow_network,
                 )
             except Exception as exc:  # noqa: BLE001 — reported to the parent, which decides
                 conn.send(("error", index, _message(exc), traceback.format_exc()))
@@ -297,6 +304,7 @@ def replay_in_processes(
     *,
     on_result: Callable[[dict[str, Any], int | None], None] | None = None,
     quiet: bool = False,
+    allow_network: bool = False,
 ) -> BatchOutcome:
     """Replay ``run_ids`` in ``min(workers, len(run_ids))`` worker processes.
 
@@ -327,7 +335,7 @@ def replay_in_processes(
     from runs.models import Run
 
     pipelines = Run.objects.filter(pk__in=run_ids).values_list("pipeline", flat=True)
-    config = worker_config(quiet, sorted(set(pipelines)))
+    config = worker_config(quiet, sorted(set(pipelines)), allow_network)
     connections.close_all()  # nothing to hold open (and no SQLite snapshot) while we wait
     pool: list[Worker] = []
     batch = _Batch(run_ids, pool, outcome, on_result)

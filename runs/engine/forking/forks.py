@@ -23,6 +23,7 @@ class Fork:
     target: Node  # the source's step the fork re-executes from
     override: Override | None  # None: an unchanged replay
     live: bool = False
+    allow_network: bool = False  # a replay may reach the network it did not record
 
 
 def find_node(run: Run, node: str) -> Node:
@@ -51,6 +52,7 @@ def resolve_fork(
     *,
     from_text: bool = True,
     live: bool = False,
+    allow_network: bool = False,
 ) -> Fork:
     """Everything that can be wrong with a fork, checked once, before anything is written.
 
@@ -60,19 +62,26 @@ def resolve_fork(
     _check_finished(source)
     target = find_node(source, node)
     if field is None:
-        return fork_at(source, target, None, live=live)
+        return fork_at(source, target, None, live=live, allow_network=allow_network)
     spec = get_pipeline(source.pipeline).node(target.name)
     if getattr(spec, "artifact", False) and field == "output" and from_text:
         from_text = False  # an artifact's output is text, not JSON
     override = parse_override(spec, target, field, value, from_text=from_text)
-    return fork_at(source, target, override, live=live)
+    return fork_at(source, target, override, live=live, allow_network=allow_network)
 
 
-def fork_at(source: Run, target: Node, override: Override | None, *, live: bool = False) -> Fork:
+def fork_at(
+    source: Run,
+    target: Node,
+    override: Override | None,
+    *,
+    live: bool = False,
+    allow_network: bool = False,
+) -> Fork:
     """A fork at ``target`` (a step of ``source``) with an override already parsed — by the
     fork editor's form, which parses the one field that changed."""
     _check_finished(source)
-    return Fork(source, target, override, live)
+    return Fork(source, target, override, live, allow_network)
 
 
 def _check_finished(source: Run) -> None:
@@ -111,6 +120,7 @@ def make_fork(fork: Fork) -> Run:
             fork_sequence_id=target.sequence_id,
             override=override.as_json() if override else None,
             mode=Run.Mode.LIVE if fork.live else Run.Mode.CACHE,
+            allow_network=fork.allow_network,
         )
         inherited = (
             source.nodes.filter(sequence_id__lt=target.sequence_id)

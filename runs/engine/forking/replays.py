@@ -10,7 +10,7 @@ from runs.engine.forking.overrides import Override
 from runs.models import Node, Run
 
 
-def create_replay(source: Run, *, live: bool = False) -> Run:
+def create_replay(source: Run, *, live: bool = False, allow_network: bool = False) -> Run:
     """A queued replay that should reproduce ``source`` exactly.
 
     A root run is replayed from its first step with no override. A fork is replayed from its
@@ -26,10 +26,11 @@ def create_replay(source: Run, *, live: bool = False) -> Run:
         raise ForkError(f"run {source.pk} executed no step; there is nothing to replay")
     override = Override.from_json(source.override)
     if override is None:
-        return create_fork(source, str(first.sequence_id), live=live)
+        return create_fork(source, str(first.sequence_id), live=live, allow_network=allow_network)
     return create_fork(
-        source, str(first.sequence_id), override.field, override.value, from_text=False, live=live
-    )
+        source, str(first.sequence_id), override.field, override.value,
+        from_text=False, live=live, allow_network=allow_network,
+    )  # fmt: skip
 
 
 def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:

@@ -28,6 +28,7 @@ class Command(RewindCommand):
             "args.NAME or output (tool nodes). output takes JSON.",
         )
         self.add_execution_arguments(parser, "fork")
+        self.add_network_argument(parser)
         parser.add_argument(
             "--dry-run",
             action="store_true",
@@ -43,7 +44,10 @@ class Command(RewindCommand):
                 raise CommandError(f"--set takes FIELD=VALUE, got {options['set']!r}")
             field = field.strip()
         # The request is resolved once: the preview and the fork take the same value.
-        fork = resolve_fork(source, options["node"], field, value, live=options["live"])
+        fork = resolve_fork(
+            source, options["node"], field, value,
+            live=options["live"], allow_network=options["allow_network"],
+        )  # fmt: skip
         if options["dry_run"]:
             self.show_preview(preview_fork(fork), options["json"])
             return

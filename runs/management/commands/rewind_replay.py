@@ -40,6 +40,8 @@ class Command(RewindCommand):
         "its artifact at 0 tokens. Exits 1 if any run diverged or failed."
     )
 
+    allow_network = False  # --allow-network (set by handle)
+
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("runs", nargs="*", help="ids of runs to replay")
         parser.add_argument("--all", action="store_true", help="replay every completed run")
@@ -60,6 +62,7 @@ class Command(RewindCommand):
             action="store_true",
             help="hand the replays to the task queue and print them queued (no verdicts)",
         )
+        self.add_network_argument(parser)
 
     def select(self, options: dict[str, Any]) -> list[Run]:
         if options["runs"] and options["all"]:
@@ -86,12 +89,13 @@ class Command(RewindCommand):
 
     def replay_one(self, run: Run) -> dict[str, Any]:
         """Replay one run to the end and judge it, in this process (``--workers 1``)."""
-        return replay_source(run)
+        return replay_source(run, allow_network=self.allow_network)
 
     def handle(self, *args: Any, **options: Any) -> None:
         self.verbosity = int(options.get("verbosity", 1))
         self.show_traceback = bool(options.get("traceback")) or self.verbosity >= 3
         self.quiet = not self.show_traceback
+        self.allow_network = options["allow_network"]
         workers = options["workers"]
         if not 1 <= workers <= MAX_WORKERS:
             raise CommandError(f"--workers must be between 1 and {MAX_WORKERS}, got {workers}")
@@ -118,7 +122,7 @@ class Command(RewindCommand):
     def enqueue(self, runs: list[Run], as_json: bool) -> None:
         queued = []
         for run in runs:
-            replay = create_replay(run)
+            replay = create_replay(run, allow_network=self.allow_network)
             enqueue_run(replay)
             queued.append({"run": run.pk, "replay": replay.pk, "status": replay.status})
         if as_json:
@@ -156,6 +160,7 @@ class Command(RewindCommand):
                 workers,
                 on_result=done,
                 quiet=self.from_shell and self.quiet,
+                allow_network=self.allow_network,
             )
             if tty:
                 self.stderr.write("")

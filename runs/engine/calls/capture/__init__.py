@@ -1,9 +1,20 @@
 """Capture: the HTTP calls a step makes, answered from the cache or recorded (DESIGN.md,
 "Capture, whatever the transport").
 
-- ``core``           what a call is (``Call``), the step's calls (``StepCalls``: key,
-                     occurrence, pin, store, answer, usage), the slot a step's task holds
-- ``httpx_adapter``  ``httpx.Client.send`` / ``AsyncClient.send`` handed to the core
+- ``core``           what a call is (``Outgoing`` in, ``Answer`` out, ``Call`` recorded), the
+                     step's calls (``StepCalls``: key, occurrence, pin, store, answer, usage),
+                     the slot a step's task holds
+- ``wire``           LLM wire formats (OpenAI, Anthropic, Gemini, Ollama): what a call asked,
+                     what it cost, whether an answer parses
+- ``redaction``      credentials out of everything stored: query, body, paths, error messages
+- ``threads``        work a step hands to threads (a pool, ``MapStates``) carries its calls
+- ``branches``       which branch (thread) of a step a call is made in; its occurrences
+- ``guard``          hermetic replays: a connection the capture did not make is refused
+                     (or, in a live step, written down as a warning)
+- ``misses``         a replayed call with no entry: the nearest recorded call, what differs
+- ``aiohttp_adapter`` ``aiohttp``: ``ClientSession._request`` (websockets pass through)
+- ``httpx_adapter``  ``httpx`` and ``httpx2``: ``Client.send`` / ``AsyncClient.send``
+- ``urllib3_adapter`` ``urllib3`` and so ``requests``: ``HTTPConnectionPool.urlopen``
 
 An adapter only translates its library's request into the core's and the core's answer back
 into its library's response; it imports the core, never the reverse. ``install()`` puts every
@@ -13,33 +24,41 @@ May import: ``runs.engine.calls`` (cache, keys, in-flight locks, pricing), ``run
 
 from __future__ import annotations
 
-from runs.engine.calls.capture import httpx_adapter
+from runs.engine.calls.capture import (
+    aiohttp_adapter,
+    guard,
+    httpx_adapter,
+    threads,
+    urllib3_adapter,
+)
 from runs.engine.calls.capture.core import (
+    Answer,
     Call,
+    Outgoing,
     PreviewStop,
     StepCalls,
     current,
-    describe_request,
     ensure_slot,
     http_cache_key,
-    llm_endpoint,
-    usage_of,
 )
 
 __all__ = [
+    "Answer",
     "Call",
+    "Outgoing",
     "PreviewStop",
     "StepCalls",
     "current",
-    "describe_request",
     "ensure_slot",
     "http_cache_key",
     "install",
-    "llm_endpoint",
-    "usage_of",
 ]
 
 
 def install() -> None:
     """Put every adapter in place (once per process; idle outside a step)."""
+    threads.install()
+    guard.install()
     httpx_adapter.install()
+    urllib3_adapter.install()
+    aiohttp_adapter.install()

@@ -1,16 +1,20 @@
 """The capture core: what a captured call is, its key, its occurrence, its pin, and how its
-answer is stored and given back — whatever HTTP library sent it (DESIGN.md, "Any Burr app,
-unchanged").
+answer is stored and given back — whatever HTTP library sent it (DESIGN.md, "Capture, whatever
+the transport").
 
-While a step runs, every request it sends goes through :class:`StepCalls` (an adapter per HTTP
-library hands it over: ``runs.engine.calls.capture.httpx_adapter``). A request to an
-OpenAI-compatible endpoint (``…/chat/completions``, ``…/completions``, ``…/embeddings``,
-``…/responses``, ``…/images/generations``) is an LLM call; anything else a tool call. Both are
-cached under a content-addressed key — the canonical request body (sorted keys), the method and
-path; never the host, a header or the API key — per occurrence within the step, and a replay
-reads back the entry its source's step pinned (``cache.get_llm``/``cache.get_tool``). Only 2xx
-answers are stored; errors are never cached. A streamed answer (``stream=True``) is stored as
-the bytes it arrived as, so a replay yields the same chunks.
+While a step runs, every request it sends reaches :class:`StepCalls` through the adapter of
+its HTTP library, as an :class:`Outgoing` (method, URL, headers, body bytes); the adapter turns
+the :class:`Answer` it gets back into its library's own response. A request in an LLM wire
+format (``wire.recognise``) is an LLM call; anything else a tool call. Both are cached under a
+content-addressed key — the method, the endpoint (the path of a tool call), the query and the
+canonical JSON body (sorted keys); never the host, a header or a credential (``redaction``) —
+per occurrence within the step, and a replay reads back the entry its source's step pinned
+(``cache.get_llm``/``cache.get_tool``). Only 2xx answers are stored, and an LLM answer only
+when it parses as its format; errors are never cached. A streamed answer is stored as the
+bytes it arrived as, so a replay yields the same chunks.
+
+Calls made from threads a step starts belong to it (``threads``): the slot that holds the
+step's calls is shared, and this class takes a lock where threads meet.
 """
 
 from __future__ import annotations
@@ -18,30 +22,30 @@ from __future__ import annotations
 import base64
 import contextvars
 import json
+import threading
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
-
-import httpx
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from runs.engine.calls import cache
+from runs.engine.calls.capture import branches, misses, redaction, wire
+from runs.engine.calls.inflight import call_lock
 from runs.engine.calls.pricing import cost_usd
+from runs.engine.errors import RewindError
 from runs.hashing import canonical_json, length_prefixed, sha256_text
 
 HTTP_KEY_VERSION = "rewind-http-key/1"
-LLM_ENDPOINTS = (
-    "chat/completions",
-    "completions",
-    "embeddings",
-    "responses",
-    "images/generations",
-)
 # Body fields that describe the caller, not the question: never part of a key.
 METADATA_FIELDS = frozenset({"user", "metadata", "store"})
 # Response headers a replay gives back; the body is stored decoded, so no content-encoding.
 KEPT_HEADERS = ("content-type",)
+RAW_KEPT = 4000  # characters of an invalid answer kept on the call (the step keeps it all)
+
 
 class _Slot:
     """Holds the active step's calls. The context variable holds the slot, and the slot the
@@ -54,6 +58,10 @@ class _Slot:
 _current: contextvars.ContextVar[_Slot | None] = contextvars.ContextVar(
     "rewind_step_calls", default=None
 )
+# True while the capture itself sends a call live: a library under the one that made the call
+# (http.client under urllib3, urllib3 under requests) passes it through, uncaptured again.
+_sending: contextvars.ContextVar[bool] = contextvars.ContextVar("rewind_sending", default=False)
+Native = TypeVar("Native")  # a library's own response object
 
 
 def ensure_slot() -> _Slot:
@@ -67,6 +75,42 @@ def ensure_slot() -> _Slot:
 
 class PreviewStop(Exception):  # noqa: N818 — control flow of a preview
     """A preview reached a call the cache cannot answer."""
+
+
+class ReplayMiss(RewindError, ConnectionRefusedError):
+    """A hermetic step made a call its source never made (the message says how it differs)."""
+
+
+@dataclass
+class Outgoing:
+    """A request as an adapter hands it over."""
+
+    method: str
+    url: str
+    headers: list[tuple[str, str]]
+    content: bytes
+    library: str
+
+    @property
+    def path(self) -> str:
+        return unquote(urlsplit(self.url).path)
+
+    @property
+    def query(self) -> list[tuple[str, str]]:
+        return parse_qsl(urlsplit(self.url).query, keep_blank_values=True)
+
+
+@dataclass
+class Answer:
+    """A response as the core gives it back (or was given it): status, kept headers, body."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "")
 
 
 @dataclass
@@ -88,11 +132,25 @@ class Call:
     total_tokens: int = 0
     cost_usd: Decimal | None = Decimal(0)
     latency_ms: float = 0.0
+    library: str = ""
+    method: str = ""
+    branch: list[int] = field(default_factory=list)  # the thread the step handed it to
+    format: str = ""  # the LLM wire format: openai | anthropic | gemini | ollama
+    cached_tokens: int = 0
+    error: str = ""  # why it got no usable answer (redacted)
+    # Not recorded: the credentials of the request, to redact them wherever they show up.
+    secrets: frozenset[str] = field(default=frozenset(), repr=False)
+    broken: bool = False  # a 2xx answer that is not one of its format (the step fails)
+    raw: str = field(default="", repr=False)  # that answer, for the step's raw output
+    wire_format: wire.WireFormat | None = field(default=None, repr=False)
 
     def as_json(self) -> dict[str, Any]:
-        data = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        data = {k: getattr(self, k) for k in self.__dataclass_fields__ if k not in _UNRECORDED}
         data["cost_usd"] = None if self.cost_usd is None else str(self.cost_usd)
         return data
+
+
+_UNRECORDED = frozenset({"secrets", "raw", "wire_format"})
 
 
 @dataclass
@@ -108,8 +166,18 @@ class StepCalls:
     preview: bool = False
     calls: list[Call] = field(default_factory=list)
     prompt: Any = None  # the messages (or input) of the step's first LLM call
-    occurrences: Counter = field(default_factory=Counter)
+    occurrences: Counter = field(default_factory=Counter)  # by (key, branch)
+    branches: Counter = field(default_factory=Counter)  # work handed to threads, by parent
     suspended: int = 0  # > 0 while a declared node makes its own cached call
+    # Answered from the cache only (an unchanged replay, a preview): a miss fails the step
+    # with the recorded call it most resembles, and no other connection may leave (guard).
+    hermetic: bool = False
+    guarded: bool = False  # no uncaptured connection may leave (a replay, a fork's unchanged step)
+    uncaptured: list[dict[str, str]] = field(default_factory=list)  # connections it let through
+    # Why the capture stopped the step (a refused connection, a miss), whatever the library
+    # made of the exception on its way up (an SDK may retry it, or wrap it as "Connection error").
+    refused: str = ""
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __enter__(self) -> StepCalls:
         ensure_slot().calls = self
@@ -120,83 +188,107 @@ class StepCalls:
         if slot is not None and slot.calls is self:
             slot.calls = None
 
+    def note_uncaptured(self, endpoint: str, line: str) -> None:
+        """A live step connected to ``endpoint`` outside the capture (from ``line``)."""
+        with self.lock:
+            if all(u["endpoint"] != endpoint for u in self.uncaptured):
+                self.uncaptured.append({"endpoint": endpoint, "line": line})
+
+    @property
+    def secrets(self) -> set[str]:
+        """Every credential the step's calls carried (to redact its error messages)."""
+        return {s for c in self.calls for s in c.secrets}
+
     # -- one request ----------------------------------------------------------------------
 
-    def prepare(self, request: httpx.Request) -> tuple[httpx.Request, Call, dict[str, Any]]:
-        endpoint = llm_endpoint(request.url.path)
-        kind = "llm" if endpoint and request.method == "POST" else "tool"
-        body = _json_body(request)
-        if kind == "llm" and isinstance(body, dict):
-            body = self._rewrite(body)
-            request = _with_json_body(request, body)
-        described = describe_request(request, body, endpoint)
+    def prepare(self, out: Outgoing) -> tuple[bytes | None, Call, dict[str, Any]]:
+        """The call ``out`` is, with its key and occurrence; the body to send instead when an
+        override rewrote it (else None); and what the key was taken over (redacted)."""
+        body = _json_body(out.content)
+        fmt = wire.recognise(out.method, out.path, body)
+        replaced = None
+        if fmt is not None and isinstance(body, dict):
+            if self.llm_model is not None or self.llm_temperature is not None:
+                body = wire.rewrite(fmt, body, self.llm_model, self.llm_temperature)
+                replaced = json.dumps(body).encode("utf-8")
+        query = out.query
+        secrets = frozenset(
+            redaction.secrets_in_headers(out.headers)
+            | redaction.secrets_in(query)
+            | redaction.secrets_in_body(body)
+        )
+        described = describe_request(out, body, fmt, query, secrets)
+        kind = "llm" if fmt is not None else "tool"
         key = http_cache_key(kind, described)
-        occurrence = self.occurrences[key]
-        self.occurrences[key] += 1
-        call = Call(kind=kind, endpoint=described["endpoint"], key=key, occurrence=occurrence,
-                    cache_source="live")  # fmt: skip
-        if kind == "llm" and isinstance(body, dict):
-            if self.prompt is None:
-                self.prompt = next(
-                    (body[k] for k in ("messages", "input", "prompt") if k in body), None
-                )
-            call.model_requested = str(body.get("model") or "")
-            temperature = body.get("temperature")
-            call.temperature = float(temperature) if isinstance(temperature, int | float) else None
-        return request, call, described
-
-    def _rewrite(self, body: dict[str, Any]) -> dict[str, Any]:
-        body = dict(body)
-        if self.llm_model is not None:
-            body["model"] = self.llm_model
-        if self.llm_temperature is not None:
-            body["temperature"] = self.llm_temperature
-        return body
+        path = branches.branch()
+        with self.lock:
+            n = self.occurrences[key, path]
+            self.occurrences[key, path] += 1
+        call = Call(kind=kind, endpoint=described["endpoint"], key=key,
+                    occurrence=branches.occurrence(path, n), branch=list(path),
+                    cache_source="live", library=out.library, method=out.method,
+                    format=fmt.family if fmt else "", secrets=secrets, wire_format=fmt)  # fmt: skip
+        if fmt is not None and isinstance(body, dict):
+            with self.lock:
+                if self.prompt is None:
+                    self.prompt = redaction.redact_body(wire.prompt_of(fmt, body), secrets)
+            call.model_requested = wire.model_requested(fmt, body)
+            call.temperature = wire.temperature_requested(fmt, body)
+        return replaced, call, described
 
     def lookup(self, call: Call) -> Any:
         pinned = self.pins.get((self.sequence_id, call.key, call.occurrence))
         if self.live:
             return None
-        if call.kind == "llm":
-            return cache.get_llm(call.key, call.occurrence, pinned)
-        return cache.get_tool(call.key, call.occurrence, pinned)
+        get = cache.get_llm if call.kind == "llm" else cache.get_tool
+        entry = get(call.key, call.occurrence, pinned)
+        if entry is None and call.branch:
+            # A branch its source did not have (a fork that fanned out otherwise): the same
+            # request's first answer, from whichever branch or step made it.
+            entry = get(call.key, None)
+        return entry
 
-    def replayed(self, request: httpx.Request, call: Call, entry: Any) -> httpx.Response:
+    def replayed(self, call: Call, entry: Any) -> Answer:
         stored = entry.response if call.kind == "llm" else entry.result
         call.cache_source = "cache" if call.kind == "llm" else "tool-cache"
         call.entry = f"{call.kind}:{entry.pk}"
         call.status = int(stored["status"])
         if call.kind == "llm":
             call.model_answered = entry.model_answered
-        self.calls.append(call)
-        return httpx.Response(
-            call.status,
-            headers=stored.get("headers") or {},
-            content=_body_bytes(stored),
-            request=request,
-        )
+        self._add(call)
+        return Answer(call.status, dict(stored.get("headers") or {}), _body_bytes(stored))
 
-    def recorded(
-        self, request: httpx.Request, call: Call, described: dict, response: httpx.Response
-    ) -> httpx.Response:
-        """Store a live answer (2xx only) and note what it cost."""
-        content = response.content  # reads a streamed body to the end
-        call.status = response.status_code
-        stored = _stored_response(response, content)
+    def recorded(self, call: Call, described: dict, answer: Answer, started: float) -> None:
+        """Store a live answer (2xx only; an LLM answer only if it parses as its format) and
+        note what it cost."""
+        call.latency_ms = round((time.perf_counter() - started) * 1000, 3)
+        call.status = answer.status
+        stored = _stored_response(answer, call.secrets)
+        ok = 200 <= answer.status < 300
         if call.kind == "llm":
-            usage, model = usage_of(content, response.headers.get("content-type", ""))
-            call.model_answered = model
-            call.prompt_tokens = usage.get("prompt_tokens", 0)
-            call.completion_tokens = usage.get("completion_tokens", 0)
-            call.total_tokens = usage.get("total_tokens", 0)
+            fmt = call.wire_format
+            usage = wire.usage_of(fmt, answer.body, answer.content_type)
+            call.model_answered = usage.model
+            call.prompt_tokens = usage.prompt_tokens
+            call.completion_tokens = usage.completion_tokens
+            call.total_tokens = usage.total_tokens
+            call.cached_tokens = usage.cached_tokens
             # An answer that reports no usage (a stream without include_usage) has an
             # unknown cost, never a zero.
             call.cost_usd = (
-                cost_usd(model or call.model_requested, call.prompt_tokens, call.completion_tokens)
-                if usage
+                cost_usd(usage.model or call.model_requested, call.prompt_tokens, call.completion_tokens)
+                if usage.reported
                 else None
             )
-        if 200 <= response.status_code < 300:
+            problem = wire.invalid(fmt, answer.body, answer.content_type) if ok and fmt else None
+            if problem is not None:
+                call.error = f"{call.endpoint} answered {answer.status}, but {problem}"
+                call.broken = True
+                call.raw = redaction.redact_text(
+                    answer.body.decode("utf-8", "replace"), call.secrets
+                )
+                ok = False
+        if ok:
             if call.kind == "llm":
                 entry = cache.put_llm(
                     key=call.key,
@@ -216,51 +308,156 @@ class StepCalls:
                 entry = cache.put_tool(
                     key=call.key,
                     occurrence=call.occurrence,
-                    tool=f"{request.method} {described['endpoint']}"[:100],
+                    tool=f"{call.method} {described['endpoint']}"[:100],
                     tool_version="http",
                     args=described,
                     result=stored,
                 )
             call.entry = f"{call.kind}:{entry.pk}"
-        self.calls.append(call)
-        return response
+        self._add(call)
 
-    def failed(self, call: Call, started: float) -> None:
+    def failed(self, call: Call, started: float, error: BaseException) -> None:
         """A call that got no answer (a transport error): recorded, never cached."""
         call.latency_ms = round((time.perf_counter() - started) * 1000, 3)
-        self.calls.append(call)
+        call.error = redaction.redact_text(f"{type(error).__name__}: {error}", call.secrets)
+        self._add(call)
+
+    # -- the whole exchange, for adapters -------------------------------------------------
+
+    def exchange(
+        self, out: Outgoing, send: Callable[[bytes | None], tuple[Answer, Native]]
+    ) -> tuple[Answer, Native | None]:
+        """Answer ``out``: from the cache (no native response), else by ``send(body)`` — the
+        body an override rewrote, or None for the request as it was — which returns the
+        answer read to its end and the library's own response. Identical LLM calls in flight
+        go out once."""
+        replaced, call, described = self.prepare(out)
+        entry = self.lookup(call)
+        if entry is not None:  # a hit takes no lock
+            return self.replayed(call, entry), None
+        locked = call.kind == "llm" and not self.live
+        with call_lock(call.key) if locked else nullcontext():
+            entry = self.lookup(call) if locked else None  # stored while we waited?
+            if entry is not None:
+                return self.replayed(call, entry), None
+            if self.preview:
+                raise PreviewStop(call.key)
+            self._refuse_if_hermetic(call, described)
+            started = time.perf_counter()
+            try:
+                with sending():
+                    answer, native = send(replaced)
+            except Exception as exc:
+                self.failed(call, started, exc)
+                raise
+            self.recorded(call, described, answer, started)
+            return answer, native
+
+    async def aexchange(
+        self, out: Outgoing, send: Callable[[bytes | None], Awaitable[tuple[Answer, Native]]]
+    ) -> tuple[Answer, Native | None]:
+        """The same for an async library: cache reads and writes are short synchronous ORM
+        calls, run in the run's thread; the call itself is awaited."""
+        replaced, call, described = self.prepare(out)
+        entry = await _in_thread(self.lookup, call)
+        if entry is not None:
+            return self.replayed(call, entry), None
+        if self.preview:
+            raise PreviewStop(call.key)
+        if self.hermetic:
+            await _in_thread(self._refuse_if_hermetic, call, described)
+        started = time.perf_counter()
+        try:
+            with sending():
+                answer, native = await send(replaced)
+        except Exception as exc:
+            self.failed(call, started, exc)
+            raise
+        await _in_thread(self.recorded, call, described, answer, started)
+        return answer, native
+
+    def _refuse_if_hermetic(self, call: Call, described: dict[str, Any]) -> None:
+        """A hermetic step's call the cache cannot answer fails the step, saying which
+        recorded call it most resembles and how it differs — it never goes out."""
+        if not self.hermetic:
+            return
+        recorded = [
+            entry for (seq, _, _), entry in self.pins.items() if seq == self.sequence_id
+        ]
+        call.error = misses.explain(self.action, described, recorded)
+        self._add(call)
+        self.refused = self.refused or call.error
+        raise ReplayMiss(call.error)
+
+    def invalid_answer(self) -> Call | None:
+        """The first call whose 2xx answer did not parse as its format (the step fails)."""
+        return next((c for c in self.calls if c.broken), None)
+
+    def _add(self, call: Call) -> None:
+        with self.lock:
+            self.calls.append(call)
 
 
 def current() -> StepCalls | None:
+    """The calls of the step running in this context, or None: outside a step, while a
+    declared node makes its own call, and while the capture sends one (see ``_sending``)."""
+    slot = _current.get()
+    calls = slot.calls if slot is not None else None
+    if calls is None or calls.suspended or _sending.get():
+        return None
+    return calls
+
+
+def current_step() -> StepCalls | None:
+    """The calls of the step running in this context, even while the capture sends one."""
     slot = _current.get()
     calls = slot.calls if slot is not None else None
     return calls if calls is not None and not calls.suspended else None
 
 
+def is_sending() -> bool:
+    return _sending.get()
+
+
+@contextmanager
+def sending():
+    token = _sending.set(True)
+    try:
+        yield
+    finally:
+        _sending.reset(token)
+
+
+async def _in_thread(function: Callable[..., Any], *args: Any) -> Any:
+    from asgiref.sync import sync_to_async
+
+    return await sync_to_async(function, thread_sensitive=True)(*args)
+
+
 # -- keys and payloads ----------------------------------------------------------------------
 
 
-def llm_endpoint(path: str) -> str:
-    """The OpenAI-compatible endpoint a path ends with, or "" for any other request."""
-    path = path.rstrip("/")
-    for endpoint in LLM_ENDPOINTS:
-        if path == f"/{endpoint}" or path.endswith(f"/{endpoint}"):
-            # "…/chat/completions" also ends with "/completions": the longer name wins.
-            return endpoint
-    return ""
-
-
-def describe_request(request: httpx.Request, body: Any, endpoint: str) -> dict[str, Any]:
-    """What a call's key is taken over: method, path (the endpoint for LLM calls), query and
-    the canonical body. No host, no header — so never a key."""
+def describe_request(
+    out: Outgoing,
+    body: Any,
+    fmt: wire.WireFormat | None,
+    query: list[tuple[str, str]],
+    secrets: frozenset[str],
+) -> dict[str, Any]:
+    """What a call's key is taken over, and what is stored of its request: method, endpoint
+    (the format's for an LLM call, the path for a tool call), query and the canonical body,
+    credentials redacted. No host, no header — so never a key."""
     if isinstance(body, dict):
         body = {k: v for k, v in body.items() if k not in METADATA_FIELDS}
-    elif body is None and request.content:
-        body = {"sha256": sha256_text(request.content.decode("latin-1"))}
+        body = redaction.redact_body(body, secrets)
+    elif body is not None:
+        body = redaction.redact_body(body, secrets)
+    elif out.content:
+        body = {"sha256": sha256_text(out.content.decode("latin-1"))}
     return {
-        "method": request.method,
-        "endpoint": endpoint or request.url.path,
-        "query": sorted(request.url.params.multi_items()),
+        "method": out.method,
+        "endpoint": fmt.endpoint if fmt else redaction.redact_text(out.path, secrets),
+        "query": sorted(redaction.redact_query(query, secrets)),
         "body": body,
     }
 
@@ -280,74 +477,28 @@ def http_cache_key(kind: str, described: dict[str, Any]) -> str:
     )
 
 
-def _json_body(request: httpx.Request) -> Any:
-    if not request.content:
+def _json_body(content: bytes) -> Any:
+    if not content:
         return None
     try:
-        return json.loads(request.content)
+        return json.loads(content)
     except (ValueError, UnicodeDecodeError):
         return None
 
 
-def _with_json_body(request: httpx.Request, body: dict[str, Any]) -> httpx.Request:
-    content = json.dumps(body).encode("utf-8")
-    headers = httpx.Headers(request.headers)
-    headers["content-length"] = str(len(content))
-    return httpx.Request(
-        request.method,
-        request.url,
-        headers=headers,
-        content=content,
-        extensions=request.extensions,
-    )
-
-
-def _stored_response(response: httpx.Response, content: bytes) -> dict[str, Any]:
-    headers = {k: response.headers[k] for k in KEPT_HEADERS if k in response.headers}
+def _stored_response(answer: Answer, secrets: frozenset[str]) -> dict[str, Any]:
+    headers = {k: answer.headers[k] for k in KEPT_HEADERS if k in answer.headers}
     try:
-        return {"status": response.status_code, "headers": headers, "text": content.decode()}
+        text = answer.body.decode()
     except UnicodeDecodeError:
-        encoded = base64.b64encode(content).decode("ascii")
-        return {"status": response.status_code, "headers": headers, "base64": encoded}
+        encoded = base64.b64encode(answer.body).decode("ascii")
+        return {"status": answer.status, "headers": headers, "base64": encoded}
+    for secret in secrets:  # an answer that quotes the request's key (an error, an echo)
+        text = text.replace(secret, redaction.REDACTED)
+    return {"status": answer.status, "headers": headers, "text": text}
 
 
 def _body_bytes(stored: dict[str, Any]) -> bytes:
     if "base64" in stored:
         return base64.b64decode(stored["base64"])
     return str(stored.get("text", "")).encode("utf-8")
-
-
-def usage_of(content: bytes, content_type: str) -> tuple[dict[str, int], str]:
-    """Token usage and the answering model from an OpenAI-style answer, plain or streamed
-    (the usage chunk, when the caller asked for one)."""
-    usage: dict[str, int] = {}
-    model = ""
-    text = content.decode("utf-8", "replace")
-    documents: list[Any] = []
-    if "text/event-stream" in content_type:
-        for line in text.splitlines():
-            if line.startswith("data:") and line[5:].strip() not in {"", "[DONE]"}:
-                try:
-                    documents.append(json.loads(line[5:]))
-                except ValueError:
-                    continue
-    else:
-        try:
-            documents.append(json.loads(text))
-        except ValueError:
-            pass
-    for document in documents:
-        if not isinstance(document, dict):
-            continue
-        model = str(document.get("model") or model)
-        found = document.get("usage")
-        if isinstance(found, dict):
-            prompt = found.get("prompt_tokens", found.get("input_tokens", 0)) or 0
-            completion = found.get("completion_tokens", found.get("output_tokens", 0)) or 0
-            total = found.get("total_tokens") or prompt + completion
-            usage = {
-                "prompt_tokens": int(prompt),
-                "completion_tokens": int(completion),
-                "total_tokens": int(total),
-            }
-    return usage, model

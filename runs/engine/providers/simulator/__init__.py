@@ -19,6 +19,14 @@ speaks enough of the OpenAI HTTP API for them. The simulator:
     ``json_schema``, streaming) and the legacy ``/completions``;
   - ``GET /models``; any other path is a 404 in OpenAI's error format. Every endpoint is
     accepted under any base-URL prefix (``/v1/chat/completions``, ``/chat/completions``);
+  - other providers' wire formats, each answered through the chat core (so the same
+    model, messages and temperature get the same text and usage as ``/chat/completions``)
+    and with errors in that provider's shape: Anthropic's ``/v1/messages`` (text,
+    ``tool_use``, ``output_config`` JSON schema; ``stream: true`` as named SSE events) and
+    ``/v1/messages/count_tokens``; Gemini's ``/models/{model}:generateContent``,
+    ``:streamGenerateContent`` (SSE with ``?alt=sse``, else one JSON array) and
+    ``:countTokens``; Ollama's ``/api/chat`` and ``/api/generate`` (NDJSON unless
+    ``"stream": false``);
 
 * derives its answer from the prompt: every number in the user message is quoted
   verbatim, together with the message's salient words, so a changed upstream number
@@ -52,14 +60,20 @@ The package (it imports nothing from the rest of Rewind, only the standard libra
   and the prose that quotes a tool's result (``_tool_result_answer``);
 * ``protocol``: OpenAI wire details: error bodies, token counts, the request seed, a
   ``response_format``'s schema;
-* ``streaming``: a chat completion as ``text/event-stream`` chunks (``_sse``,
-  ``_chat_chunks``);
+* ``streaming``: one answer on the wire (``_Reply``), ``text/event-stream`` and NDJSON
+  bytes (``_sse``, ``_ndjson``), a chat completion as chunks (``_chat_chunks``);
 * ``responses``: the Responses API (``/responses``): its input as chat messages, its
   answer and its stream events (the ``_ResponsesAPI`` mixin of :class:`Simulator`);
+* ``anthropic``: Anthropic's Messages API (``/v1/messages``, ``count_tokens``): request as
+  chat, Message, stream events, Anthropic errors (the ``_AnthropicAPI`` mixin);
+* ``gemini``: Gemini's ``generateContent``/``streamGenerateContent``/``countTokens``:
+  request as chat, response, stream chunks, Google errors (the ``_GeminiAPI`` mixin);
+* ``ollama``: Ollama's ``/api/chat`` and ``/api/generate``: request as chat, response,
+  NDJSON lines, Ollama errors (the ``_OllamaAPI`` mixin);
 * ``media``: embedding vectors and placeholder PNG images;
 * ``server``: the identity constants, :class:`SimulatorOptions` and :class:`Simulator`
   (the chat, legacy completions, embeddings, images and models endpoints, routing, the
-  in-process transport and the loopback HTTP server);
+  in-process transport, for ``httpx`` or ``httpx2``, and the loopback HTTP server);
 * ``cli``: :func:`main`, the ``python -m runs.engine.providers.simulator`` command
   (``__main__`` runs it).
 """

@@ -12,7 +12,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m runs.engine.providers.simulator --port N``: serve until interrupted."""
     parser = argparse.ArgumentParser(
         prog="python -m runs.engine.providers.simulator",
-        description="Rewind's offline provider simulator (OpenAI-compatible, loopback).",
+        description=(
+            "Rewind's offline provider simulator (OpenAI-compatible; also Anthropic "
+            "Messages, Gemini and Ollama), on loopback."
+        ),
     )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")

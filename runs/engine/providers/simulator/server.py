@@ -13,19 +13,23 @@ import struct
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, unquote
 
 import httpx
 
+from .anthropic import _anthropic_error, _AnthropicAPI
+from .gemini import _gemini_error, _GeminiAPI
 from .media import _embedding, _tiny_png
+from .ollama import _ollama_error, _OllamaAPI
 from .prose import _last_user, _message_text, _salient_words
 from .protocol import _canonical, _error, _json_schema_of, _seed_body, _tokens
 from .responses import _ResponsesAPI
 from .schemas import _schema_answer
 from .shapes import compose_text
-from .streaming import _chat_chunks, _sse
+from .streaming import _chat_chunks, _ndjson, _Reply, _sse
 from .tools import _tool_call, _tool_plan, _tool_result_answer, _ToolCall
 
 SIMULATOR_MODEL = "rewind-sim-1"
@@ -46,18 +50,15 @@ class SimulatorOptions:
     status: int | None = None
 
 
-@dataclass
-class _Reply:
-    """One answer: a JSON body, or the events of a ``text/event-stream``."""
-
-    status: int
-    body: dict | None = None
-    events: list[tuple[str | None, Any]] | None = field(default=None)
-
-
 # -- the simulator -------------------------------------------------------------------
 
+# Suffix order matters: ``/api/chat`` and ``/v1/messages`` before ``/chat/completions`` and
+# ``/completions``; a Gemini ``/models/{model}:method`` before the ``/models/{id}`` GET.
 _ENDPOINTS = (
+    ("/api/chat", "api/chat"),
+    ("/api/generate", "api/generate"),
+    ("/v1/messages/count_tokens", "count_tokens"),
+    ("/v1/messages", "messages"),
     ("/chat/completions", "chat"),
     ("/completions", "completions"),
     ("/embeddings", "embeddings"),
@@ -65,14 +66,31 @@ _ENDPOINTS = (
     ("/responses", "responses"),
     ("/models", "models"),
 )
+_GEMINI_RE = re.compile(
+    r"/models/([^/]+?)(?::|%3[aA])(generateContent|streamGenerateContent|countTokens)$"
+)
+_ERROR_SHAPES = {
+    "api/chat": _ollama_error,
+    "api/generate": _ollama_error,
+    "count_tokens": _anthropic_error,
+    "messages": _anthropic_error,
+    "generateContent": _gemini_error,
+    "streamGenerateContent": _gemini_error,
+    "countTokens": _gemini_error,
+}
 
 
-class Simulator(_ResponsesAPI):
-    """An OpenAI-compatible endpoint that needs no key and no network.
+class Simulator(_ResponsesAPI, _AnthropicAPI, _GeminiAPI, _OllamaAPI):
+    """An OpenAI-compatible endpoint that needs no key and no network; it also speaks
+    Anthropic's Messages, Gemini's generateContent and Ollama's native API.
 
     ``requests`` records every body that reached ``/chat/completions`` (in order), so
     tests can count calls, e.g. to check the one allowed ``response_format`` retry;
-    ``calls`` records ``(endpoint, body)`` for every endpoint.
+    ``calls`` records ``(endpoint, body)`` for every POST whose body parsed, in order,
+    the other formats included (they answer through the chat core but are not chat
+    requests): ``messages``, ``count_tokens``, ``generateContent``,
+    ``streamGenerateContent``, ``countTokens`` (the model is in the path, not the body),
+    ``api/chat``, ``api/generate``.
     """
 
     def __init__(self, options: SimulatorOptions | None = None) -> None:
@@ -306,8 +324,13 @@ class Simulator(_ResponsesAPI):
         }
 
     def _route(self, method: str, path: str, raw: bytes) -> _Reply:
-        path = path.split("?", 1)[0].rstrip("/")
-        endpoint = next((name for suffix, name in _ENDPOINTS if path.endswith(suffix)), None)
+        path, _, query = path.partition("?")
+        path = path.rstrip("/")
+        gemini = _GEMINI_RE.search(path)
+        if gemini is not None:
+            endpoint: str | None = gemini.group(2)
+        else:
+            endpoint = next((name for suffix, name in _ENDPOINTS if path.endswith(suffix)), None)
         if endpoint is None and re.search(r"/models/[^/]+$", path):
             endpoint = "model"
         if endpoint is None:
@@ -323,16 +346,26 @@ class Simulator(_ResponsesAPI):
             if endpoint == "model":
                 return _Reply(200, {**entry, "id": path.rsplit("/", 1)[1]})
             return _Reply(200, {"object": "list", "data": [entry]})
+        fail = _ERROR_SHAPES.get(endpoint, _error)
         if method != "POST":
-            return _Reply(*_error(405, f"method {method} not allowed on {path}"))
+            return _Reply(*fail(405, f"method {method} not allowed on {path}"))
         try:
             body = json.loads(raw.decode("utf-8") or "null")
         except (ValueError, UnicodeDecodeError):
-            return _Reply(*_error(400, "request body is not valid JSON"))
+            return _Reply(*fail(400, "request body is not valid JSON"))
         with self._lock:
             self.calls.append((endpoint, body))
             if endpoint == "chat":
                 self.requests.append(body)
+        if gemini is not None:
+            sse = parse_qs(query).get("alt") == ["sse"]
+            return self._answer_gemini(endpoint, unquote(gemini.group(1)), body, sse)
+        if endpoint == "messages":
+            return self._answer_messages(body)
+        if endpoint == "count_tokens":
+            return _Reply(*self.count_message_tokens(body))
+        if endpoint in ("api/chat", "api/generate"):
+            return self._answer_ollama(endpoint, body)
         stream = isinstance(body, dict) and body.get("stream") is True
         if endpoint == "chat":
             status, answer = self.respond(body)
@@ -353,30 +386,46 @@ class Simulator(_ResponsesAPI):
         }[endpoint]
         return _Reply(*handler(body))
 
-    def dispatch(self, method: str, path: str, raw: bytes) -> tuple[int, dict | bytes]:
-        """Route one HTTP request: ``(status, JSON body)``, or ``(status, bytes)`` holding
-        a whole ``text/event-stream`` for a streamed answer."""
+    def dispatch(self, method: str, path: str, raw: bytes) -> tuple[int, dict | list | bytes]:
+        """Route one HTTP request (``path`` may carry its query): ``(status, JSON body)``,
+        or ``(status, bytes)`` holding a whole ``text/event-stream`` or NDJSON stream."""
         reply = self._route(method, path, raw)
         if reply.events is not None:
             return reply.status, _sse(reply.events)
-        return reply.status, reply.body or {}
+        if reply.lines is not None:
+            return reply.status, _ndjson(reply.lines)
+        return reply.status, reply.body if reply.body is not None else {}
 
     # Transports ----------------------------------------------------------------------
 
-    def transport(self) -> httpx.MockTransport:
+    def transport(self, http: Any = httpx) -> Any:
         """In-process transport (sync and async clients): ``ChatClient(SIMULATOR_BASE_URL,
         transport=sim.transport())`` or ``openai.OpenAI(http_client=httpx.Client(
-        transport=sim.transport()))``."""
+        transport=sim.transport()))``. ``http`` is the module whose ``MockTransport`` it
+        is: ``httpx``, or ``httpx2`` for SDKs built on that (``anthropic`` 2, ``openai`` 3):
+        ``anthropic.Anthropic(http_client=httpx2.Client(transport=sim.transport(httpx2)))``.
+        """
 
-        def handler(request: httpx.Request) -> httpx.Response:
-            status, body = self.dispatch(request.method, request.url.path, request.read())
-            if isinstance(body, bytes):
-                return httpx.Response(
-                    status, content=body, headers={"Content-Type": "text/event-stream"}
+        def handler(request: Any) -> Any:
+            target = request.url.path
+            if request.url.query:
+                target += "?" + request.url.query.decode("ascii", "replace")
+            reply = self._route(request.method, target, request.read())
+            if reply.events is not None:
+                return http.Response(
+                    reply.status,
+                    content=_sse(reply.events),
+                    headers={"Content-Type": "text/event-stream"},
                 )
-            return httpx.Response(status, json=body)
+            if reply.lines is not None:
+                return http.Response(
+                    reply.status,
+                    content=_ndjson(reply.lines),
+                    headers={"Content-Type": "application/x-ndjson"},
+                )
+            return http.Response(reply.status, json=reply.body if reply.body is not None else {})
 
-        return httpx.MockTransport(handler)
+        return http.MockTransport(handler)
 
     def _make_server(self, host: str, port: int) -> ThreadingHTTPServer:
         simulator = self
@@ -388,19 +437,24 @@ class Simulator(_ResponsesAPI):
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length > 0 else b""
                 reply = simulator._route(self.command, self.path, raw)
-                if reply.events is not None:
-                    # Streamed for real: one write per event; the connection's end ends it.
+                if reply.events is not None or reply.lines is not None:
+                    # Streamed for real: one write per event or line; the connection's end
+                    # ends it.
+                    sse = reply.events is not None
                     self.close_connection = True
                     self.send_response(reply.status)
-                    self.send_header("Content-Type", "text/event-stream")
+                    self.send_header(
+                        "Content-Type", "text/event-stream" if sse else "application/x-ndjson"
+                    )
                     self.send_header("Cache-Control", "no-cache")
                     self.send_header("Connection", "close")
                     self.end_headers()
-                    for event in reply.events:
-                        self.wfile.write(_sse([event]))
+                    for item in reply.events or reply.lines or []:
+                        self.wfile.write(_sse([item]) if sse else _ndjson([item]))
                         self.wfile.flush()
                     return
-                data = json.dumps(reply.body or {}, ensure_ascii=False).encode("utf-8")
+                body = reply.body if reply.body is not None else {}
+                data = json.dumps(body, ensure_ascii=False).encode("utf-8")
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -418,7 +472,8 @@ class Simulator(_ResponsesAPI):
 
     @contextmanager
     def serve(self) -> Iterator[str]:
-        """Serve on 127.0.0.1 (OS-assigned port) in a daemon thread; yield the base URL."""
+        """Serve on 127.0.0.1 (OS-assigned port) in a daemon thread; yield the base URL
+        (``http://127.0.0.1:N/v1``; Anthropic, Gemini and Ollama clients take its root)."""
         server = self._make_server("127.0.0.1", 0)
         thread = threading.Thread(
             target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True

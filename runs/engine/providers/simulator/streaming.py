@@ -1,11 +1,24 @@
-"""Streamed answers: ``text/event-stream`` bytes and a chat completion's chunks."""
+"""Answers on the wire: :class:`_Reply`, ``text/event-stream`` and NDJSON bytes, and a
+chat completion's chunks."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass
+class _Reply:
+    """One answer: a JSON body (an object, or an array: Gemini's unframed stream), the
+    events of a ``text/event-stream`` or the lines of an ``application/x-ndjson`` stream."""
+
+    status: int
+    body: dict | list | None = None
+    events: list[tuple[str | None, Any]] | None = None
+    lines: list[dict] | None = None
 
 
 def _pieces(text: str) -> list[str]:
@@ -19,6 +32,10 @@ def _sse(events: Sequence[tuple[str | None, Any]]) -> bytes:
         payload = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
         out.append((f"event: {name}\n" if name else "") + f"data: {payload}\n\n")
     return "".join(out).encode("utf-8")
+
+
+def _ndjson(lines: Sequence[dict]) -> bytes:
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
 
 
 def _chat_chunks(response: dict, include_usage: bool) -> list[tuple[str | None, Any]]:
