@@ -18,8 +18,9 @@ from burr.core import Application, ApplicationBuilder
 from burr.core.action import Action
 from burr.core.graph import Graph
 
-from runs.engine.errors import PipelineError
-from runs.hashing import canonical_json, semantic_state
+from runs.engine.apps.state import stored_state
+from runs.engine.errors import NodeFailure, PipelineError
+from runs.hashing import canonical_json
 
 
 @dataclass(frozen=True)
@@ -100,12 +101,12 @@ def burr_app(name: str, obj: Any, source: str) -> BurrApp:
             raise PipelineError(f"pipeline {name!r}: {source} does not build: {exc}") from None
     if isinstance(obj, Application):
         graph, entrypoint = obj.graph, obj.graph.entrypoint.name
-        state = semantic_state(obj.state.get_all())
         try:
+            state = stored_state(obj.state)  # as Burr serialises it: any type a serde knows
             canonical_json(state)
-        except (TypeError, ValueError) as exc:
+        except (NodeFailure, TypeError, ValueError) as exc:
             raise PipelineError(
-                f"pipeline {name!r}: the initial state of {source} is not JSON ({exc})"
+                f"pipeline {name!r}: the initial state of {source} cannot be stored ({exc})"
             ) from None
     elif isinstance(obj, Graph):
         graph, entrypoint, state = obj, obj.actions[0].name, {}

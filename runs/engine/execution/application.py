@@ -20,6 +20,7 @@ from django.conf import settings
 
 from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.specs import Pipeline
+from runs.engine.apps.state import restored_state
 from runs.engine.calls.cache import Entry
 from runs.engine.errors import NodeFailure
 from runs.engine.execution.actions import NodeAction, RunContext
@@ -121,6 +122,7 @@ def build_application(
     starts from ``inputs`` when there is none."""
     pipeline = ctx.pipeline
     persister = DjangoPersister()
+    inputs = restored_state(inputs)  # a Burr app's initial state is stored as Burr serialises it
     builder = (
         ApplicationBuilder()
         .with_graph(pipeline.build_graph(lambda spec: NodeAction(spec, ctx)))

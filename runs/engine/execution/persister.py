@@ -4,7 +4,8 @@ Burr calls ``load`` when a fork initialises from a prior row. ``save`` is called
 ``runs.engine.execution.recorder.StepRecorder`` (through ``row``) inside the same transaction that
 writes the step's Node row, so a state row never exists without its node row (or the
 reverse), on SQLite and PostgreSQL alike. The state is stored as canonical JSON in a
-``Blob``, once per distinct state: rows holding the same state share it.
+``Blob``, once per distinct state: rows holding the same state share it. Values go through
+Burr's serde (``runs.engine.apps.state``), so ``load`` gives back their types.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, Literal
 from burr.core import State
 from burr.core.persistence import BaseStatePersister, PersistedStateData
 
+from runs.engine.apps.state import stored_state
 from runs.hashing import canonical_json
 from runs.models import BurrState
 
@@ -76,5 +78,5 @@ class DjangoPersister(BaseStatePersister):
             sequence_id=sequence_id,
             position=position,
             status=status,
-            state=canonical_json(state.serialize()),
+            state=canonical_json(stored_state(state, framework=True)),
         )

@@ -10,6 +10,7 @@ re-executes the remaining turns the way the program ran them.
 from __future__ import annotations
 
 import asyncio
+import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -27,12 +28,14 @@ from django.db import close_old_connections
 from django.utils import timezone
 
 from runs.engine.apps.registry import get_pipeline
+from runs.engine.apps.state import UnstorableValue, stored_state
 from runs.engine.execution.actions import RunContext
 from runs.engine.execution.application import make_context
 from runs.engine.execution.persister import PARTITION_KEY, DjangoPersister
 from runs.engine.execution.recorder import StepRecorder, failure_message, step_failure
-from runs.hashing import semantic_state
 from runs.models import Run
+
+logger = logging.getLogger("rewind.recording")
 
 
 class ProgramRecorder(
@@ -63,7 +66,11 @@ class ProgramRecorder(
         self._db: ThreadPoolExecutor | None = None
 
     def post_application_create(self, *, state: State, **future: Any) -> None:
-        self.initial = semantic_state(state.get_all())
+        try:
+            self.initial = stored_state(state)
+        except UnstorableValue as exc:  # never the user's program's problem: noted, it goes on
+            logger.warning("rewind: the initial state cannot be recorded: %s", exc)
+            self.initial = {}
 
     def pre_run_execute_call(self, **future: Any) -> None:
         self.turn += 1

@@ -24,6 +24,7 @@ from burr.lifecycle import (
 )
 from django.db import transaction
 
+from runs.engine.apps.state import UnstorableValue, stored_state, stored_value
 from runs.engine.calls import capture
 from runs.engine.calls.capture import StepCalls
 from runs.engine.calls.capture.redaction import redact_text
@@ -31,7 +32,7 @@ from runs.engine.errors import NodeFailure, storable_text
 from runs.engine.execution.actions import NodeAction, RunContext, StepRecord
 from runs.engine.execution.inserts import insert
 from runs.engine.execution.persister import DjangoPersister
-from runs.hashing import content_sha256, semantic_state
+from runs.hashing import content_sha256
 from runs.models import Blob, Edge, Node
 
 
@@ -71,7 +72,10 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         self.ctx = ctx
         self.persister = persister
         self.calls: StepCalls | None = None
-        self.before: dict[str, Any] = {}
+        self.before: dict[str, Any] = {}  # the step's recorded inputs
+        self.state_before: State | None = None  # the state it started from
+        self.stored_before: dict[str, Any] = {}  # that state as stored (semantic keys)
+        self.unstorable: UnstorableValue | None = None  # the state it left cannot be stored
         self.started = 0.0
 
     def pre_run_step(
@@ -82,12 +86,9 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         if isinstance(action, NodeAction):
             return
         llm = self.ctx.overrides.get(sequence_id, {})
-        semantic = semantic_state(state.get_all())
-        self.before = {
-            "turn": self.ctx.turn,
-            "inputs": {k: v for k, v in inputs.items() if not k.startswith("__")},
-            "reads": {k: semantic[k] for k in action.reads if k in semantic},
-        }
+        self.state_before, self.unstorable = state, None
+        semantic = self.stored_before = stored_state(state)
+        self.before = step_inputs(self.ctx.turn, inputs, action, semantic)
         guarded = not self.ctx.live and not self.ctx.allow_network
         capture.install()
         self.calls = StepCalls(
@@ -128,7 +129,9 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
     ) -> None:
         calls = self.calls
         record = self.observe(action, state, result)
-        failure = step_failure(calls, exception)
+        failure = self.unstorable or step_failure(calls, exception)
+        if self.unstorable is not None:
+            state = self.state_before  # the row keeps what could be stored: the state before
         self.write(partition_key, app_id, sequence_id, action.name, state, record, failure)
         if exception is None and failure is not None:
             raise failure  # the step "succeeded" on a broken answer: the run fails here
@@ -137,7 +140,13 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         """What the step did (no database work): leaves the capture context it entered."""
         if self.calls is not None:
             self.calls.__exit__()
-            record = observed_step(action, self.calls, self.before, state, self.started)
+            try:
+                after = stored_state(state)
+            except UnstorableValue as exc:
+                self.unstorable, after = exc, None
+            record = observed_step(
+                action, self.calls, self.before, self.stored_before, after, self.started
+            )
             self.ctx.warnings.extend(
                 f"{action.name} connected to {u['endpoint']} outside capture (from "
                 f"{u['line']}): its replay will not be hermetic"
@@ -249,12 +258,53 @@ class AsyncStepRecorder(PreRunStepHookAsync, PostRunStepHookAsync):
             raise failure
 
 
+def step_inputs(
+    turn: int, inputs: dict[str, Any], action: Action, stored: dict[str, Any]
+) -> dict[str, Any]:
+    """What a step of a Burr app had to go on: its turn, runtime inputs, the keys it reads —
+    and, as ``prior``, the keys it writes without reading them (an ``append`` to a key it does
+    not declare as a read still builds on that key: two runs that differ there differ in
+    input, not by chance). ``prior`` is left out when empty, so a step's inputs are what they
+    always were unless it has one."""
+    recorded = {
+        "turn": turn,
+        "inputs": {k: stored_value(k, v) for k, v in inputs.items() if not k.startswith("__")},
+        "reads": {k: stored[k] for k in action.reads if k in stored},
+    }
+    prior = {k: stored[k] for k in action.writes if k not in action.reads and k in stored}
+    if prior:
+        recorded["prior"] = prior
+    return recorded
+
+
+def step_output(
+    action: Action, before: dict[str, Any], after: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """What a step did: every key it declares it writes, and every other key whose value it
+    changed (the state after against the state before; a key it removed is None)."""
+    if after is None:
+        return None
+    output = {key: after.get(key) for key in action.writes}
+    for key in after.keys() | before.keys():
+        if key not in output and after.get(key, _GONE) != before.get(key, _GONE):
+            output[key] = after.get(key)
+    return output
+
+
+_GONE = object()
+
+
 def observed_step(
-    action: Action, calls: StepCalls, before: dict[str, Any], state: State, started: float
+    action: Action,
+    calls: StepCalls,
+    inputs: dict[str, Any],
+    before: dict[str, Any],
+    after: dict[str, Any] | None,
+    started: float,
 ) -> StepRecord:
-    """The record of a step of a Burr app, from its captured calls and the state it left."""
-    semantic = semantic_state(state.get_all())
-    output = {key: semantic.get(key) for key in action.writes}
+    """The record of a step of a Burr app, from its captured calls and the state it left
+    (``after`` is None when that cannot be stored: the step fails)."""
+    output = step_output(action, before, after)
     made = calls.calls
     llm = [c for c in made if c.kind == "llm"]
     kind = "llm" if llm else "tool" if made else "code"
@@ -265,9 +315,9 @@ def observed_step(
     costs = [c.cost_usd for c in made if c.cache_source == "live"]
     record = StepRecord(
         kind=kind,
-        inputs=before,
+        inputs=inputs,
         output=output,
-        output_sha256=content_sha256(output),
+        output_sha256=content_sha256(output) if output is not None else "",
         prompt=calls.prompt,
         model_requested=llm[0].model_requested if llm else "",
         model_answered=llm[0].model_answered if llm else "",

@@ -21,15 +21,21 @@ from burr.core.application import PRIOR_STEP, SEQUENCE_ID
 from django.conf import settings
 
 from runs.engine.apps.registry import get_pipeline
+from runs.engine.apps.state import restored_state, stored_state
 from runs.engine.calls import cache
 from runs.engine.errors import NodeFailure, RewindError
 from runs.engine.execution.actions import RunContext, StepRecord
 from runs.engine.execution.application import build_application, make_context, source_pins
 from runs.engine.execution.leases import Heartbeat
 from runs.engine.execution.persister import PARTITION_KEY, DjangoPersister
-from runs.engine.execution.recorder import AsyncStepRecorder, StepRecorder, failure_message
+from runs.engine.execution.recorder import (
+    AsyncStepRecorder,
+    StepRecorder,
+    failure_message,
+    step_inputs,
+)
 from runs.engine.forking.overrides import effective_overrides
-from runs.hashing import content_sha256, semantic_state, trajectory_sha256
+from runs.hashing import content_sha256, trajectory_sha256
 from runs.models import BurrState, Node, Run
 
 
@@ -145,16 +151,14 @@ def skip_step(
     if source is None or source.name != action.name:
         raise NodeFailure(f"cannot override the writes of {action.name}: no source step {seq}")
     output = {**(source.output or {}), **writes}
-    before = semantic_state(app.state.get_all())
-    state: State = app.state.update(**output).update(**{PRIOR_STEP: action.name, SEQUENCE_ID: seq})
+    before = stored_state(app.state)
+    state: State = app.state.update(**restored_state(output)).update(
+        **{PRIOR_STEP: action.name, SEQUENCE_ID: seq}
+    )
     app.update_state(state)
     record = StepRecord(
         kind=source.kind,
-        inputs={
-            "turn": ctx.turn,
-            "inputs": {},
-            "reads": {k: before[k] for k in action.reads if k in before},
-        },
+        inputs=step_inputs(ctx.turn, {}, action, before),
         output=output,
         output_sha256=content_sha256(output),
         cache_source="override",

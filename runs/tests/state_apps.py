@@ -1,0 +1,117 @@
+"""Burr apps for ``test_step_state.py``, written the way Burr users write them.
+
+- ``undeclared``: an action declared ``writes=[]`` that writes ``content`` anyway (a clock
+  reading), as Burr's openai-compatible-agent example does.
+- ``appender``: two actions append to ``history`` without declaring it read, as Burr's
+  simple-chatbot-intro does; the first takes its line from a runtime-free state key.
+- ``typed``: a nested pydantic model in the initial state and in what a step writes, a
+  dataclass, a datetime and bytes; the second step checks it got them back as their types.
+- ``unstorable``: a step that writes a ``set``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import time
+
+import pydantic
+from burr.core import ApplicationBuilder, State
+from burr.core.action import action
+
+
+@action(reads=["question"], writes=[])
+def answer(state: State) -> State:
+    return state.update(content=f"{state['question']} at {time.time()}")
+
+
+@action(reads=["content"], writes=["length"])
+def measure(state: State) -> State:
+    return state.update(length=len(state.get("content") or ""))
+
+
+def undeclared():
+    return (
+        ApplicationBuilder()
+        .with_actions(answer=answer, measure=measure)
+        .with_transitions(("answer", "measure"))
+        .with_state(question="What time is it?")
+        .with_entrypoint("answer")
+        .build()
+    )
+
+
+@action(reads=["greeting"], writes=["history"])
+def greet(state: State) -> State:
+    return state.append(history=state["greeting"])
+
+
+@action(reads=[], writes=["history"])
+def sign(state: State) -> State:
+    return state.append(history="-- signed")
+
+
+def appender():
+    return (
+        ApplicationBuilder()
+        .with_actions(greet=greet, sign=sign)
+        .with_transitions(("greet", "sign"))
+        .with_state(greeting="hello", history=[])
+        .with_entrypoint("greet")
+        .build()
+    )
+
+
+class Section(pydantic.BaseModel):
+    title: str
+    due: datetime.date
+
+
+class Outline(pydantic.BaseModel):
+    topic: str
+    sections: list[Section]
+
+
+@dataclasses.dataclass
+class Stamp:
+    at: datetime.datetime
+    raw: bytes
+
+
+@action(reads=["outline"], writes=["outline", "stamp"])
+def extend(state: State) -> State:
+    outline = state["outline"]
+    assert isinstance(outline, Outline), type(outline)
+    more = Section(title=f"after {len(outline.sections)}", due=datetime.date(2026, 12, 2))
+    extended = outline.model_copy(update={"sections": [*outline.sections, more]})
+    return state.update(outline=extended, stamp=Stamp(datetime.datetime(2026, 12, 1, 9), b"\x00\xff"))
+
+
+@action(reads=["outline", "stamp"], writes=["summary"])
+def summarise(state: State) -> State:
+    outline, stamp = state["outline"], state["stamp"]
+    assert isinstance(outline, Outline) and isinstance(outline.sections[-1], Section)
+    assert isinstance(stamp, Stamp) and isinstance(stamp.at, datetime.datetime)
+    assert stamp.raw == b"\x00\xff"
+    return state.update(summary=f"{outline.topic}: {len(outline.sections)} sections")
+
+
+def typed():
+    first = Outline(topic="outreach", sections=[Section(title="intro", due=datetime.date(2026, 12, 1))])
+    return (
+        ApplicationBuilder()
+        .with_actions(extend=extend, summarise=summarise)
+        .with_transitions(("extend", "summarise"))
+        .with_state(outline=first)
+        .with_entrypoint("extend")
+        .build()
+    )
+
+
+@action(reads=[], writes=["tags"])
+def tag(state: State) -> State:
+    return state.update(tags={"b", "a"})
+
+
+def unstorable():
+    return ApplicationBuilder().with_actions(tag=tag).with_entrypoint("tag").build()
