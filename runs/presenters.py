@@ -20,7 +20,7 @@ from django.utils.safestring import SafeString, mark_safe
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.calls.pricing import total_cost
 from runs.engine.errors import PipelineError
-from runs.models import LLMCacheEntry, Node, Run
+from runs.models import LLMCacheEntry, Node, Run, ToolCacheEntry
 from runs.templatetags.rewind import usd
 
 CACHE_SOURCE_HELP = {
@@ -378,3 +378,56 @@ def timeline_delta_html(
             parts.append(f'<div hx-swap-oob="{target}">{html}</div>')
         previous = seq
     return mark_safe("".join(parts))
+
+
+# --------------------------------------------------------------------------- a step's calls
+
+CALL_BODY_SHOWN = 20_000  # characters of a request or answer shown in the inspector
+
+
+@dataclass
+class CallRow:
+    """One HTTP call a step made, as the inspector lists it (``Node.calls`` + its entry)."""
+
+    call: dict[str, Any]
+    request: str = ""  # what the key was taken over (redacted), pretty JSON
+    answer: str = ""  # the answer as stored (a stream: its events)
+    cut: bool = False
+
+    @property
+    def uncaptured(self) -> bool:
+        return self.call.get("kind") == "uncaptured"
+
+
+def _shown(text: str) -> tuple[str, bool]:
+    return (text[:CALL_BODY_SHOWN], True) if len(text) > CALL_BODY_SHOWN else (text, False)
+
+
+def step_calls(node: Node) -> list[CallRow]:
+    """The calls of ``node`` with their stored request and answer: at most two queries (the
+    LLM and the tool entries they used), none for a step that made no call."""
+    calls = [c for c in node.calls or [] if isinstance(c, dict)]
+    wanted: dict[str, list[int]] = {"llm": [], "tool": []}
+    for call in calls:
+        table, _, pk = str(call.get("entry", "")).partition(":")
+        if table in wanted and pk.isdigit():
+            wanted[table].append(int(pk))
+    entries: dict[str, Any] = {}
+    if wanted["llm"]:
+        entries.update((f"llm:{e.pk}", e) for e in LLMCacheEntry.objects.filter(pk__in=wanted["llm"]))
+    if wanted["tool"]:
+        entries.update(
+            (f"tool:{e.pk}", e) for e in ToolCacheEntry.objects.filter(pk__in=wanted["tool"])
+        )
+    rows = []
+    for call in calls:
+        entry = entries.get(str(call.get("entry", "")))
+        row = CallRow(call)
+        if entry is not None:
+            stored = entry.response if isinstance(entry, LLMCacheEntry) else entry.result
+            row.request = pretty_json(entry.request if isinstance(entry, LLMCacheEntry) else entry.args)
+            text = stored.get("text") if isinstance(stored, dict) else None
+            answer = text if text is not None else "(binary answer, stored as base64)"
+            row.answer, row.cut = _shown(answer)
+        rows.append(row)
+    return rows

@@ -122,7 +122,8 @@ def test_a_replay_refuses_the_uncaptured_connection_and_names_it(apps):
     assert apps.accepted == 1  # the side effect did not happen again
     step = replay.nodes.get(name="notify")
     assert step.status == Node.Status.FAILED
-    assert f"notify connected to 127.0.0.1:{apps.port} outside capture during a replay" in step.error
+    assert f"connected to 127.0.0.1:{apps.port} outside capture during a replay" in step.error
+    assert replay.error.startswith("notify: connected to")  # the run's error names the step
     assert "test_capture_guard.py:" in step.error and "--allow-network" in step.error
 
 
@@ -173,11 +174,11 @@ def test_a_replayed_call_with_no_entry_names_the_nearest_recorded_call(apps, mon
 
     assert replay.status == Run.Status.FAILED
     step = replay.nodes.get(name="ask")
-    assert "ask made a call its recorded run never made: POST chat/completions" in step.error
+    assert "a call the recorded run never made: POST chat/completions" in step.error
     assert "nearest recorded call POST chat/completions differs in" in step.error
     assert "body.messages[0].content" in step.error, step.error
     assert step.calls[0]["error"] in step.error  # the call says it too (the inspector lists it)
-    assert run_json(replay)["error"].startswith("ask: ")
+    assert run_json(replay)["error"].startswith("ask: a call the recorded run never made")
 
 
 def test_without_a_server_the_closed_port_is_never_tried_on_a_hermetic_miss(apps, monkeypatch):

@@ -114,10 +114,20 @@ def test_credentials_in_headers_query_and_body_never_reach_the_database(served, 
     assert ["api_key", "[redacted]"] in tool.args["query"]
     user = django_user_model.objects.create_user("viewer", password="pw")
     client.force_login(user)
-    for url in (f"/api/runs/{source.pk}", f"/runs/{source.pk}/", f"/runs/{source.pk}/export/"):
+    ask = source.nodes.get(name="ask")
+    pages = (
+        f"/api/runs/{source.pk}",
+        f"/runs/{source.pk}/",
+        f"/runs/{source.pk}/nodes/{ask.sequence_id}/",
+        f"/runs/{source.pk}/export/",
+    )
+    for url in pages:
         response = client.get(url)
         assert response.status_code == 200, url
         assert transport_apps.CANARY.encode() not in response.content, url
+    inspector = client.get(f"/runs/{source.pk}/nodes/{ask.sequence_id}/").content.decode()
+    assert "<h3>Calls" in inspector and "POST chat/completions" in inspector
+    assert "GET /v1/models" in inspector and "[redacted]" in inspector  # the request, redacted
 
 
 def test_a_credential_body_field_and_path_key_are_redacted_and_left_out_of_the_key(rewind_settings, db):

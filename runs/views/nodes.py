@@ -21,6 +21,7 @@ from runs.models import Node, Run
 from runs.presenters import (
     CACHE_SOURCE_HELP,
     pretty_json,
+    step_calls,
 )
 from runs.tasks import enqueue_run
 from runs.views.common import _get_node, _get_run, _go
@@ -44,6 +45,7 @@ def _inspector_context(run: Run, node: Node, steps: list[Node]) -> dict:
         "visit": visits.index(node.sequence_id) + 1,
         "visits": len(visits),
         "cache_help": CACHE_SOURCE_HELP.get(node.cache_source, ""),
+        "calls": step_calls(node),
         "inputs_json": pretty_json(node.inputs),
         "output_json": pretty_json(node.output),
         "raw_json": pretty_json(

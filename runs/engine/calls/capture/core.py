@@ -36,7 +36,7 @@ from runs.engine.calls import cache
 from runs.engine.calls.capture import branches, misses, redaction, wire
 from runs.engine.calls.inflight import call_lock
 from runs.engine.calls.pricing import cost_usd
-from runs.engine.errors import RewindError
+from runs.engine.errors import NodeFailure
 from runs.hashing import canonical_json, length_prefixed, sha256_text
 
 HTTP_KEY_VERSION = "rewind-http-key/1"
@@ -77,7 +77,7 @@ class PreviewStop(Exception):  # noqa: N818 — control flow of a preview
     """A preview reached a call the cache cannot answer."""
 
 
-class ReplayMiss(RewindError, ConnectionRefusedError):
+class ReplayMiss(NodeFailure, ConnectionRefusedError):
     """A hermetic step made a call its source never made (the message says how it differs)."""
 
 
@@ -384,7 +384,7 @@ class StepCalls:
         recorded = [
             entry for (seq, _, _), entry in self.pins.items() if seq == self.sequence_id
         ]
-        call.error = misses.explain(self.action, described, recorded)
+        call.error = misses.explain(described, recorded)
         self._add(call)
         self.refused = self.refused or call.error
         raise ReplayMiss(call.error)

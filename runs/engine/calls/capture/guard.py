@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from runs.engine.calls.capture.core import current_step, is_sending
-from runs.engine.errors import RewindError
+from runs.engine.errors import NodeFailure
 
 # Modules whose frames are the machinery of a connection, never the user's line: the
 # standard library, HTTP and RPC clients, the model SDKs built on them, and Rewind itself.
@@ -38,7 +38,7 @@ _STDLIB = Path(sysconfig.get_paths()["stdlib"]).resolve()
 _wrapped: tuple[Any, Any] | None = None
 
 
-class NotCaptured(RewindError, ConnectionRefusedError):
+class NotCaptured(NodeFailure, ConnectionRefusedError):
     """A hermetic step tried to open a connection the capture did not answer."""
 
 
@@ -73,9 +73,9 @@ def _check(sock: socket.socket, address: Any) -> None:
     line = opened_by(3)
     if calls.guarded:
         message = (
-            f"{calls.action} connected to {host}:{port} outside capture during a replay "
+            f"connected to {host}:{port} outside capture during a replay "
             f"(from {line}): a replay never reaches the network it did not record; run "
-            "with --allow-network to let it"
+            "with --allow-network (or REWIND_ALLOW_NETWORK=true) to let it"
         )
         calls.refused = calls.refused or message
         raise NotCaptured(message)

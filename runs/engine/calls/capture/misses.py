@@ -50,9 +50,9 @@ def _label(described: dict[str, Any]) -> str:
     return f"{described.get('method', '')} {described.get('endpoint', '')}".strip()
 
 
-def explain(action: str, described: dict[str, Any], recorded: list[Any]) -> str:
+def explain(described: dict[str, Any], recorded: list[Any]) -> str:
     """Why a hermetic step's call has no answer: the nearest recorded call and what differs."""
-    head = f"{action} made a call its recorded run never made: {_label(described)}"
+    head = f"a call the recorded run never made: {_label(described)}"
     candidates = [_request(entry) for entry in recorded]
     candidates = [c for c in candidates if c]
     if not candidates:
