@@ -48,11 +48,12 @@ def _keep(model: type[Entry], value_field: str, fields: dict[str, Any]) -> Entry
     fields[f"{value_field}_sha256"] = content_sha256(fields[value_field])
     same = {name: fields[name] for name in ("key", "occurrence", f"{value_field}_sha256")}
     try:
-        with transaction.atomic():  # a savepoint, so a lost race leaves the outer work intact
-            existing = model.objects.filter(**same).first()
-            return existing or model.objects.create(**fields)
+        # A new answer is the common case: insert it (no read first); the unique constraint
+        # on (key, occurrence, answer) turns a known answer into the one entry that holds it.
+        with transaction.atomic():  # a savepoint, so a refused insert leaves the outer work intact
+            return model.objects.create(**fields)
     except IntegrityError:
-        return model.objects.get(**same)  # another process stored the same answer
+        return model.objects.get(**same)  # this answer was stored before (here or elsewhere)
 
 
 def get_llm(

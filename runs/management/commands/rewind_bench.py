@@ -13,6 +13,7 @@ from runs.engine.analysis.bench import (
     peak_memory,
     replay_figures,
 )
+from runs.engine.analysis.bench_capture import capture_figures
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
@@ -82,6 +83,7 @@ class Command(RewindCommand):
             live_latency_figure(repeat),
             run_page_figure(repeat),
             batch_figure(repeat),
+            *capture_figures(repeat),
         ]
         figures = {
             "cold_run_s": round(cold_s, 4),

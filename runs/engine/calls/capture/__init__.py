@@ -13,6 +13,8 @@
                      (or, in a live step, written down as a warning)
 - ``misses``         a replayed call with no entry: the nearest recorded call, what differs
 - ``aiohttp_adapter`` ``aiohttp``: ``ClientSession._request`` (websockets pass through)
+- ``httpclient_adapter`` ``http.client`` and so ``urllib.request``: ``HTTPConnection``'s request
+                     methods and ``getresponse``
 - ``httpx_adapter``  ``httpx`` and ``httpx2``: ``Client.send`` / ``AsyncClient.send``
 - ``urllib3_adapter`` ``urllib3`` and so ``requests``: ``HTTPConnectionPool.urlopen``
 
@@ -27,7 +29,9 @@ from __future__ import annotations
 from runs.engine.calls.capture import (
     aiohttp_adapter,
     guard,
+    httpclient_adapter,
     httpx_adapter,
+    redaction,
     threads,
     urllib3_adapter,
 )
@@ -57,8 +61,10 @@ __all__ = [
 
 def install() -> None:
     """Put every adapter in place (once per process; idle outside a step)."""
+    redaction.redact_library_logs()
     threads.install()
     guard.install()
     httpx_adapter.install()
     urllib3_adapter.install()
     aiohttp_adapter.install()
+    httpclient_adapter.install()

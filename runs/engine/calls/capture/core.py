@@ -359,7 +359,8 @@ class StepCalls:
         """The same for an async library: cache reads and writes are short synchronous ORM
         calls, run in the run's thread; the call itself is awaited."""
         replaced, call, described = self.prepare(out)
-        entry = await _in_thread(self.lookup, call)
+        # Live mode reads nothing: no thread hop for it.
+        entry = None if self.live else await _in_thread(self.lookup, call)
         if entry is not None:
             return self.replayed(call, entry), None
         if self.preview:

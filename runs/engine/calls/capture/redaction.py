@@ -15,6 +15,7 @@ are redacted wherever they occur.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -185,3 +186,34 @@ def redact_url(url: str, secrets: Iterable[str] = ()) -> str:
     query = urlencode(redact_query(parse_qsl(parts.query, keep_blank_values=True), secrets))
     path = redact_text(parts.path, secrets)
     return urlunsplit((parts.scheme, netloc, path, query, parts.fragment))
+
+
+# -- the HTTP libraries' own logs -------------------------------------------------------------
+
+# Loggers of the HTTP libraries that write a request's URL (httpx logs each one at INFO).
+URL_LOGGERS = ("httpx", "httpx2", "urllib3.connectionpool", "aiohttp.client", "requests")
+
+
+class RedactingFilter(logging.Filter):
+    """Rewrites a record's message with credentials in URLs and key shapes redacted."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 — a record that cannot format is left as it is
+            return True
+        redacted = redact_text(message)
+        if redacted != message:
+            record.msg, record.args = redacted, ()
+        return True
+
+
+_FILTER = RedactingFilter()
+
+
+def redact_library_logs() -> None:
+    """Put the filter on the HTTP libraries' loggers (once; idempotent)."""
+    for name in URL_LOGGERS:
+        logger = logging.getLogger(name)
+        if _FILTER not in logger.filters:
+            logger.addFilter(_FILTER)

@@ -1,0 +1,129 @@
+"""``rewind_bench``'s capture figures (issue 15): per HTTP library, what capturing a live call
+adds to the same call made without Rewind, and what a replayed call costs against it — each
+measured beside its anchor, on the simulator served on loopback.
+
+- overhead: (a live call inside a step, recorded: key, redaction, the cache entry stored) −
+  (the same call outside any step), per call, in ms; goal ≤ 1 ms;
+- replay: (the same call inside a replayed step, answered from the entry its source pinned)
+  ÷ (the call made live without Rewind); goal ≤ 0.5×.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+from runs.engine.analysis.bench import best_time, figure
+from runs.engine.calls import capture
+from runs.engine.calls.capture.core import StepCalls
+from runs.engine.providers.simulator import Simulator
+from runs.models import LLMCacheEntry
+
+CALLS = 40  # calls per timed round
+
+
+def _body(tag: str) -> bytes:
+    return json.dumps(
+        {"model": "rewind-sim-1", "temperature": 0,
+         "messages": [{"role": "user", "content": f"bench call {tag}"}]}  # fmt: skip
+    ).encode()
+
+
+def _senders(base: str) -> dict[str, Callable[[list[str]], None]]:
+    """Per library: send one chat call per tag, the way an app would."""
+    import httpx
+    import httpx2
+    import requests
+
+    url = base + "/chat/completions"
+    headers = {"content-type": "application/json", "authorization": "Bearer sk-bench"}
+
+    def with_httpx(module: Any) -> Callable[[list[str]], None]:
+        def send(tags: list[str]) -> None:
+            with module.Client(timeout=10) as client:
+                for tag in tags:
+                    client.post(url, content=_body(tag), headers=headers).raise_for_status()
+
+        return send
+
+    def with_requests(tags: list[str]) -> None:
+        with requests.Session() as session:
+            for tag in tags:
+                session.post(url, data=_body(tag), headers=headers, timeout=10).raise_for_status()
+
+    def with_urllib(tags: list[str]) -> None:
+        for tag in tags:
+            request = urllib.request.Request(url, data=_body(tag), headers=headers)
+            with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310 — loopback
+                answer.read()
+
+    def with_aiohttp(tags: list[str]) -> None:
+        import aiohttp
+
+        async def send() -> None:
+            async with aiohttp.ClientSession() as session:
+                for tag in tags:
+                    async with session.post(url, data=_body(tag), headers=headers) as answer:
+                        await answer.read()
+
+        asyncio.run(send())
+
+    return {
+        "httpx": with_httpx(httpx),
+        "httpx2": with_httpx(httpx2),
+        "requests": with_requests,
+        "urllib": with_urllib,
+        "aiohttp": with_aiohttp,
+    }
+
+
+def _round(library: str, tag: int) -> list[str]:
+    return [f"{library}-{tag}-{i}" for i in range(CALLS)]
+
+
+def library_figures(library: str, send: Callable[[list[str]], None], repeat: int) -> list[dict]:
+    """The two figures of one library (see the module docstring)."""
+    rounds = itertools.count()
+    bare_s, _ = best_time(lambda: send(_round(library, next(rounds))), repeat)
+
+    def live() -> tuple[StepCalls, list[str]]:
+        tags = _round(library, next(rounds))  # new requests each round: each is stored
+        with StepCalls(sequence_id=0, action="bench", live=True) as calls:
+            send(tags)
+        return calls, tags
+
+    live_s, (recorded, tags) = best_time(live, repeat)
+    if len(recorded.calls) != CALLS or not all(c.entry for c in recorded.calls):
+        return [{"figure": f"capture, {library}", "value": None, "pass": False,
+                 "note": f"{len(recorded.calls)} of {CALLS} calls captured and stored"}]  # fmt: skip
+    entries = LLMCacheEntry.objects.in_bulk([int(c.entry[4:]) for c in recorded.calls])
+    pins = {(0, c.key, c.occurrence): entries[int(c.entry[4:])] for c in recorded.calls}
+
+    def replay() -> None:
+        with StepCalls(sequence_id=0, action="bench", pins=pins) as calls:
+            send(tags)
+        if {c.cache_source for c in calls.calls} != {"cache"}:
+            raise AssertionError(f"{library}: a replayed call was not answered from the cache")
+
+    replay_s, _ = best_time(replay, repeat)
+    bare, captured, replayed = (seconds / CALLS * 1000 for seconds in (bare_s, live_s, replay_s))
+    overhead = figure(
+        f"live captured call − bare call, {library} (ms per call, loopback)",
+        max(captured - bare, 0.0), None, 1, unit=" ms",
+    )  # fmt: skip
+    overhead["note"] = f"bare {bare:.3f} ms, captured and stored {captured:.3f} ms a call"
+    return [overhead, figure(f"replayed call ÷ bare live call, {library}", replayed, bare, 0.5)]
+
+
+def capture_figures(repeat: int) -> list[dict]:
+    capture.install()
+    with Simulator().serve() as base:
+        return [
+            row
+            for library, send in _senders(base).items()
+            for row in library_figures(library, send, repeat)
+        ]
