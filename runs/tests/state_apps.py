@@ -18,6 +18,7 @@ import time
 import pydantic
 from burr.core import ApplicationBuilder, State
 from burr.core.action import action
+from burr.core.state import register_field_serde
 
 
 @action(reads=["question"], writes=[])
@@ -115,3 +116,43 @@ def tag(state: State) -> State:
 
 def unstorable():
     return ApplicationBuilder().with_actions(tag=tag).with_entrypoint("tag").build()
+
+
+class Document:
+    """A type of the app's own, with a field serde registered for the key that holds it (as
+    Burr's custom-serde example does)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _to_json(value: Document, **kwargs: object) -> dict:
+    return {"text": value.text}
+
+
+def _from_json(value: dict, **kwargs: object) -> Document:
+    return Document(value["text"])
+
+
+register_field_serde("document", _to_json, _from_json)
+
+
+@action(reads=[], writes=["document"])
+def keep(state: State) -> State:
+    return state.update(document=Document("hello"))
+
+
+@action(reads=["document"], writes=["said"])
+def use(state: State) -> State:
+    assert isinstance(state["document"], Document), type(state["document"])
+    return state.update(said=f"kept: {state['document'].text}")
+
+
+def custom():
+    return (
+        ApplicationBuilder()
+        .with_actions(keep=keep, use=use)
+        .with_transitions(("keep", "use"))
+        .with_entrypoint("keep")
+        .build()
+    )

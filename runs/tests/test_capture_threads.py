@@ -7,7 +7,9 @@ three requests are identical and their answers differ. A ``ThreadPoolExecutor`` 
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import random
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -130,3 +132,43 @@ def test_outside_a_step_a_pool_is_left_alone():
     with ThreadPoolExecutor(max_workers=1) as pool:
         pool.submit(lambda: seen.append(capture.current())).result()
     assert seen == [None]
+
+
+async def _ask_later(client: httpx.AsyncClient, url: str, question: str) -> str:
+    await asyncio.sleep(random.uniform(0, 0.03))  # deliberately shuffled
+    body = {"model": "rewind-sim-1", "messages": [{"role": "user", "content": question}]}
+    reply = await client.post(url, json=body)
+    return reply.json()["choices"][0]["message"]["content"]
+
+
+@action(reads=[], writes=["answers"])
+async def gather(state: State) -> State:
+    import os
+
+    url = os.environ["OPENAI_BASE_URL"] + "/chat/completions"
+    async with httpx.AsyncClient(timeout=5) as client:
+        answers = await asyncio.gather(
+            *(_ask_later(client, url, q) for q in ("one?", "two?", "three?"))
+        )
+    return state.update(answers=list(answers))
+
+
+def gather_application():
+    return ApplicationBuilder().with_actions(gather=gather).with_entrypoint("gather").build()
+
+
+def test_calls_from_asyncio_gather_are_the_steps_and_replay_identical(provider, rewind_settings):
+    rewind_settings.REWIND_PIPELINES = {
+        **rewind_settings.REWIND_PIPELINES,
+        "gather": "runs.tests.test_capture_threads.gather_application",
+    }
+    registry._load.cache_clear()
+    source = execute_run(create_run("gather", {}).pk)
+    assert source.status == Run.Status.COMPLETED, source.error
+    step = source.nodes.get(name="gather")
+    assert step.kind == "llm" and len(step.calls) == 3 and step.total_tokens > 0
+
+    provider.close()
+    for _ in range(3):
+        replay = execute_run(create_replay(source).pk)
+        assert replay_verdict(source, replay)["verdict"] == "identical", replay.error

@@ -89,3 +89,17 @@ def test_a_value_nothing_can_store_fails_the_step_naming_step_and_key(apps):
     assert step.status == Node.Status.FAILED
     assert "state key 'tags' holds a builtins.set" in step.error
     assert failed.error.startswith("tag: ")
+
+
+def test_a_custom_field_serde_is_used_to_store_and_restore_a_key(apps, rewind_settings):
+    rewind_settings.REWIND_PIPELINES = {
+        **rewind_settings.REWIND_PIPELINES,
+        "custom": "runs.tests.state_apps.custom",
+    }
+    registry._load.cache_clear()
+    source = run("custom")
+    assert source.status == Run.Status.COMPLETED, source.error
+    assert source.nodes.get(name="use").output == {"said": "kept: hello"}
+    fork = execute_run(create_fork(source, "use").pk)  # starts from the stored document
+    assert fork.status == Run.Status.COMPLETED, fork.error
+    assert fork.nodes.get(name="use").output == {"said": "kept: hello"}
