@@ -15,6 +15,8 @@ from contextlib import ExitStack
 from typing import Any
 
 import pytest
+from burr.core import ApplicationBuilder, State
+from burr.core.action import action
 from django.core.management import call_command
 
 from runs.engine.apps import registry
@@ -218,3 +220,36 @@ def test_a_broken_200_answer_fails_the_step_with_the_raw_body_and_is_never_cache
     assert again.nodes.get(name="ask").cache_source == "live"
     assert LLMCacheEntry.objects.count() == 1
     registry._load.cache_clear()
+
+
+@action(reads=[], writes=["models"])
+def pooled(state: State) -> State:
+    import os
+
+    import urllib3
+
+    # urllib3 used directly, with its defaults (the answer preloaded).
+    with urllib3.PoolManager() as pool:
+        answer = pool.request("GET", os.environ["OPENAI_BASE_URL"] + "/models")
+    return state.update(models=[m["id"] for m in json.loads(answer.data)["data"]])
+
+
+def urllib3_application():
+    return ApplicationBuilder().with_actions(pooled=pooled).with_entrypoint("pooled").build()
+
+
+def test_urllib3_used_directly_with_its_defaults_records_the_answer(served, rewind_settings):
+    rewind_settings.REWIND_PIPELINES = {
+        **rewind_settings.REWIND_PIPELINES,
+        "urllib3_direct": "runs.tests.test_capture_transports.urllib3_application",
+    }
+    registry._load.cache_clear()
+    served.start()
+    source = run("urllib3_direct")
+    assert source.status == Run.Status.COMPLETED, source.error
+    step = source.nodes.get(name="pooled")
+    assert step.output == {"models": ["rewind-sim-1"]}
+    assert [c["library"] for c in step.calls] == ["urllib3"]
+    served.stop()
+    replay = execute_run(create_replay(source).pk)
+    assert replay_verdict(source, replay)["verdict"] == "identical", replay.error

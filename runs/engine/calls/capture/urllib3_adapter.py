@@ -43,7 +43,9 @@ def install() -> None:
 
         def live(replaced: bytes | None) -> tuple[Answer, Any]:
             sent = content if replaced is None else replaced
-            sending = {**kw, "chunked": False}  # the body is bytes now, of a known length
+            # The body is bytes now, of a known length; the answer is read here, whatever the
+            # caller asked (a preloaded one would leave nothing for this read).
+            sending = {**kw, "chunked": False, "preload_content": False}
             response = original(pool, method, url, sent, _length(headers, sent), **sending)
             data = response.read(decode_content=True)
             response.release_conn()
