@@ -1,9 +1,10 @@
 """``rewind_bench``'s capture figures (issue 15): per HTTP library, what capturing a live call
 adds to the same call made without Rewind, and what a replayed call costs against it — each
-measured beside its anchor, on the simulator served on loopback.
+measured beside its anchor, on the simulator served on loopback by a process of its own (in
+this process its answers would compete with the calls for the interpreter).
 
 - overhead: (a live call inside a step, recorded: key, redaction, the cache entry stored) −
-  (the same call outside any step), per call, in ms; goal ≤ 1 ms;
+  (the same call outside any step), per call; goal ≤ 1 ms;
 - replay: (the same call inside a replayed step, answered from the entry its source pinned)
   ÷ (the call made live without Rewind); goal ≤ 0.5×.
 """
@@ -13,14 +14,17 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import subprocess
+import sys
 import urllib.request
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from runs.engine.analysis.bench import best_time, figure
 from runs.engine.calls import capture
 from runs.engine.calls.capture.core import StepCalls
-from runs.engine.providers.simulator import Simulator
 from runs.models import LLMCacheEntry
 
 CALLS = 40  # calls per timed round
@@ -83,7 +87,9 @@ def _senders(base: str) -> dict[str, Callable[[list[str]], None]]:
 
 
 def _round(library: str, tag: int) -> list[str]:
-    return [f"{library}-{tag}-{i}" for i in range(CALLS)]
+    """A round's requests, new to the cache however often the bench ran on this database."""
+    nonce = uuid.uuid4().hex[:12]
+    return [f"{library}-{tag}-{nonce}-{i}" for i in range(CALLS)]
 
 
 def library_figures(library: str, send: Callable[[list[str]], None], repeat: int) -> list[dict]:
@@ -125,9 +131,26 @@ def library_figures(library: str, send: Callable[[list[str]], None], repeat: int
     return [overhead, figure(f"replayed call ÷ bare live call, {library}", replayed, bare, 0.5)]
 
 
+@contextmanager
+def _served_apart() -> Iterator[str]:
+    """The simulator on loopback, in a process of its own; its base URL."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "runs.engine.providers.simulator", "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        base = process.stdout.readline().strip() if process.stdout else ""
+        if not base.startswith("http://127.0.0.1:"):
+            raise RuntimeError(f"the simulator did not start (it printed {base!r})")
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
 def capture_figures(repeat: int) -> list[dict]:
     capture.install()
-    with Simulator().serve() as base:
+    with _served_apart() as base:
         return [
             row
             for library, send in _senders(base).items()

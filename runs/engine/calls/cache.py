@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from runs.engine.calls.keys import explain_llm_miss, explain_tool_miss, llm_key_parts
 from runs.hashing import content_sha256
+from runs.inserts import insert
 from runs.models import LLMCacheEntry, ToolCacheEntry
 
 NEAREST_WINDOW = 25  # recent entries of a node searched for the closest one on a miss
@@ -51,7 +52,7 @@ def _keep(model: type[Entry], value_field: str, fields: dict[str, Any]) -> Entry
         # A new answer is the common case: insert it (no read first); the unique constraint
         # on (key, occurrence, answer) turns a known answer into the one entry that holds it.
         with transaction.atomic():  # a savepoint, so a refused insert leaves the outer work intact
-            return model.objects.create(**fields)
+            return insert(model(**fields))  # compiled once per process (runs.inserts)
     except IntegrityError:
         return model.objects.get(**same)  # this answer was stored before (here or elsewhere)
 

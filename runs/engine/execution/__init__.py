@@ -6,7 +6,6 @@
 - ``application``   builds the Burr application of a run or a fork preview; ``source_pins``
 - ``runner``        ``execute_run``, ``finish_run`` and the loop that steps an application
 - ``recorder``      ``StepRecorder`` (a Burr hook): state row + step row + edge in one transaction
-- ``inserts``       a step's rows as INSERTs compiled once per process
 - ``persister``     ``DjangoPersister`` (Burr's ``BaseStatePersister`` on the ORM)
 - ``leases``        ``Heartbeat``, ``mark_interrupted_runs``, ``resume_run``
 - ``artifacts``     writing the artifact atomically and finding it again

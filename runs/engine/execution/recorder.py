@@ -30,9 +30,9 @@ from runs.engine.calls.capture import StepCalls
 from runs.engine.calls.capture.redaction import redact_text
 from runs.engine.errors import NodeFailure, storable_text
 from runs.engine.execution.actions import NodeAction, RunContext, StepRecord
-from runs.engine.execution.inserts import insert
 from runs.engine.execution.persister import DjangoPersister
 from runs.hashing import content_sha256
+from runs.inserts import insert
 from runs.models import Blob, Edge, Node
 
 

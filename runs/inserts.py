@@ -1,4 +1,4 @@
-"""Inserting a step's rows with statements compiled once per process.
+"""Inserting rows with statements compiled once per process: a step's rows, cache entries.
 
 A cached replay step writes three rows (its state row, its step row, the edge to it); built
 by ``Model.save()`` each INSERT is compiled again for every step, which the profile of a
