@@ -171,7 +171,16 @@ async def _every_read(url: str, calls: StepCalls, session_options: dict | None =
             seen["again"] = await resp.read()
             seen["connection"] = resp.connection
             resp.release()
+    await _stored(calls)
     return seen
+
+
+async def _stored(calls: StepCalls) -> None:
+    """What the recorder does when a step ends: store the async calls' answers (in a thread
+    the ORM may use)."""
+    from asgiref.sync import sync_to_async
+
+    await sync_to_async(calls.store_pending, thread_sensitive=True)()
 
 
 def test_a_replayed_response_reads_exactly_like_the_live_one(rewind_settings, db):
@@ -221,6 +230,7 @@ def test_form_bytes_and_params_bodies_are_sent_and_keyed_as_aiohttp_sends_them(r
                 ):
                     async with session.post("search?x=1", params={"token": CANARY}, **options) as r:
                         answers.append(await r.json())
+        await _stored(calls)
         return answers
 
     with provider.serve() as url:
@@ -306,6 +316,7 @@ def test_a_redirect_is_one_call_answered_where_it_ended_and_a_websocket_passes_t
                     async with aiohttp.request("GET", f"{url}/echo", params={"x": "2"}) as r:
                         out["module"] = await r.json()  # aiohttp.request: its own session
                     out["calls"] = list(calls.calls)
+                await _stored(calls)
                 await stack.aclose()  # the server is gone: the redirect answers from the cache
                 with _step() as calls:
                     async with session.get(f"{url}/old") as r:

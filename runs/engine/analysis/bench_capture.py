@@ -101,6 +101,7 @@ def library_figures(library: str, send: Callable[[list[str]], None], repeat: int
         tags = _round(library, next(rounds))  # new requests each round: each is stored
         with StepCalls(sequence_id=0, action="bench", live=True) as calls:
             send(tags)
+        calls.store_pending()  # async calls' answers, stored when the step ends
         return calls, tags
 
     live_s, (recorded, tags) = best_time(live, repeat)

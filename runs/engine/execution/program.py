@@ -114,6 +114,8 @@ class ProgramRecorder(
         self.pending = None
         state = state.update(**{SEQUENCE_ID: sequence_id, PRIOR_STEP: action.name})
         calls = self.recorder.calls
+        if calls is not None and calls.pending:  # async calls' answers, where the ORM may run
+            self._database(calls.store_pending)
         record = self.recorder.observe(action, state, result)  # leaves the capture context
         # A broken answer fails the recorded step, never the user's program.
         exception = step_failure(calls, exception)

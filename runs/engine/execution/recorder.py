@@ -140,6 +140,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         """What the step did (no database work): leaves the capture context it entered."""
         if self.calls is not None:
             self.calls.__exit__()
+            self.calls.store_pending()  # async calls' answers (none when already stored)
             try:
                 after = stored_state(state)
             except UnstorableValue as exc:
@@ -249,6 +250,8 @@ class AsyncStepRecorder(PreRunStepHookAsync, PostRunStepHookAsync):
         if self.app is not None and exception is None:
             state = self.app.state
         calls = self.recorder.calls
+        if calls is not None and calls.pending:  # the ORM may not run in the loop: one hop
+            await sync_to_async(calls.store_pending, thread_sensitive=True)()
         record = self.recorder.observe(action, state, result)  # in the task that ran the step
         failure = step_failure(calls, exception)
         await sync_to_async(self.recorder.write, thread_sensitive=True)(

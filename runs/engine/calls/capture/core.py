@@ -169,6 +169,8 @@ class StepCalls:
     occurrences: Counter = field(default_factory=Counter)  # by (key, branch)
     branches: Counter = field(default_factory=Counter)  # work handed to threads, by parent
     suspended: int = 0  # > 0 while a declared node makes its own cached call
+    # Answers of async calls to store when the step ends (``store_pending``).
+    pending: list[tuple[Call, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
     # Answered from the cache only (an unchanged replay, a preview): a miss fails the step
     # with the recorded call it most resembles, and no other connection may leave (guard).
     hermetic: bool = False
@@ -258,9 +260,13 @@ class StepCalls:
         self._add(call)
         return Answer(call.status, dict(stored.get("headers") or {}), _body_bytes(stored))
 
-    def recorded(self, call: Call, described: dict, answer: Answer, started: float) -> None:
+    def recorded(
+        self, call: Call, described: dict, answer: Answer, started: float, *, now: bool = True
+    ) -> None:
         """Store a live answer (2xx only; an LLM answer only if it parses as its format) and
-        note what it cost."""
+        note what it cost. With ``now=False`` (an async call: the ORM may not run in the event
+        loop) the answer is kept for ``store_pending``, which the recorder calls in the run's
+        thread when the step ends: one hop a step instead of one a call."""
         call.latency_ms = round((time.perf_counter() - started) * 1000, 3)
         call.status = answer.status
         stored = _stored_response(answer, call.secrets)
@@ -288,33 +294,46 @@ class StepCalls:
                     answer.body.decode("utf-8", "replace"), call.secrets
                 )
                 ok = False
-        if ok:
-            if call.kind == "llm":
-                entry = cache.put_llm(
-                    key=call.key,
-                    occurrence=call.occurrence,
-                    node_name=self.action,
-                    model_requested=call.model_requested,
-                    model_answered=call.model_answered,
-                    request=described,
-                    response=stored,
-                    usage={
-                        "prompt_tokens": call.prompt_tokens,
-                        "completion_tokens": call.completion_tokens,
-                        "total_tokens": call.total_tokens,
-                    },
-                )
-            else:
-                entry = cache.put_tool(
-                    key=call.key,
-                    occurrence=call.occurrence,
-                    tool=f"{call.method} {described['endpoint']}"[:100],
-                    tool_version="http",
-                    args=described,
-                    result=stored,
-                )
-            call.entry = f"{call.kind}:{entry.pk}"
+        if ok and not now:
+            with self.lock:
+                self.pending.append((call, described, stored))
+        elif ok:
+            self._store(call, described, stored)
         self._add(call)
+
+    def store_pending(self) -> None:
+        """Store the answers ``recorded(..., now=False)`` kept (in a thread the ORM may use)."""
+        with self.lock:
+            pending, self.pending = self.pending, []
+        for call, described, stored in pending:
+            self._store(call, described, stored)
+
+    def _store(self, call: Call, described: dict, stored: dict[str, Any]) -> None:
+        if call.kind == "llm":
+            entry = cache.put_llm(
+                key=call.key,
+                occurrence=call.occurrence,
+                node_name=self.action,
+                model_requested=call.model_requested,
+                model_answered=call.model_answered,
+                request=described,
+                response=stored,
+                usage={
+                    "prompt_tokens": call.prompt_tokens,
+                    "completion_tokens": call.completion_tokens,
+                    "total_tokens": call.total_tokens,
+                },
+            )
+        else:
+            entry = cache.put_tool(
+                key=call.key,
+                occurrence=call.occurrence,
+                tool=f"{call.method} {described['endpoint']}"[:100],
+                tool_version="http",
+                args=described,
+                result=stored,
+            )
+        call.entry = f"{call.kind}:{entry.pk}"
 
     def failed(self, call: Call, started: float, error: BaseException) -> None:
         """A call that got no answer (a transport error): recorded, never cached."""
@@ -374,7 +393,7 @@ class StepCalls:
         except Exception as exc:
             self.failed(call, started, exc)
             raise
-        await _in_thread(self.recorded, call, described, answer, started)
+        self.recorded(call, described, answer, started, now=False)  # stored at the step's end
         return answer, native
 
     def _refuse_if_hermetic(self, call: Call, described: dict[str, Any]) -> None:
