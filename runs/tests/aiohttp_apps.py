@@ -14,10 +14,17 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from burr.core import Application, ApplicationBuilder, State
+from burr.core import Application, State
 from burr.core.action import action
 
-from runs.tests.transport_apps import CANARY, QUESTION, answer_text, base_url, chat_body, headers
+from runs.tests.transport_apps import (
+    CANARY,
+    answer_text,
+    ask_then_count,
+    base_url,
+    chat_body,
+    headers,
+)
 
 Read = Callable[[Any], Awaitable[bytes]]
 
@@ -105,18 +112,7 @@ def application(name: str) -> Application:
     async def ask(state: State) -> State:
         return state.update(**await ask_with_aiohttp(stream, read, sent_as))
 
-    @action(reads=["answer"], writes=["words"])
-    def count(state: State) -> State:
-        return state.update(words=len(state["answer"].split()))
-
-    return (
-        ApplicationBuilder()
-        .with_actions(ask=ask, count=count)
-        .with_transitions(("ask", "count"))
-        .with_state(question=QUESTION)
-        .with_entrypoint("ask")
-        .build()
-    )
+    return ask_then_count(ask)
 
 
 def _factory(name: str) -> Callable[[], Application]:

@@ -441,3 +441,89 @@ def node_row(db) -> Callable[..., Any]:
         return Node.objects.create(run=run, sequence_id=sequence_id, name=name, **values)
 
     return make
+
+
+# --- shared by the capture tests -------------------------------------------------------------
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
+
+
+@pytest.fixture
+def loopback_only(monkeypatch) -> Iterator[list[Any]]:
+    """Any TCP connection beyond loopback fails the test (and is listed here): apps nobody here
+    wrote must never reach the network from a test."""
+    refused: list[Any] = []
+    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def allowed(sock: socket.socket, address: Any) -> bool:
+        if sock.family not in (socket.AF_INET, socket.AF_INET6):
+            return True
+        if isinstance(address, tuple) and address[0] in LOOPBACK_HOSTS:
+            return True
+        refused.append(address)
+        return False
+
+    def connect(sock: socket.socket, address: Any) -> None:
+        if not allowed(sock, address):
+            raise OSError(f"refused a connection beyond loopback in a test: {address!r}")
+        return real_connect(sock, address)
+
+    def connect_ex(sock: socket.socket, address: Any) -> int:
+        if not allowed(sock, address):
+            raise OSError(f"refused a connection beyond loopback in a test: {address!r}")
+        return real_connect_ex(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+    yield refused
+    assert not refused, f"connections beyond loopback were attempted: {refused}"
+
+
+class ServedSimulator:
+    """Rewind's simulator on loopback as the apps' ``OPENAI_BASE_URL``: ``start()`` serves it,
+    ``stop()`` stops it (the variable then names a dead port)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.monkeypatch = monkeypatch
+        self.stack = ExitStack()
+        self.url = ""
+        monkeypatch.setenv("OPENAI_BASE_URL", closed_port_url())
+
+    def start(self) -> str:
+        self.url = self.stack.enter_context(Simulator().serve())
+        self.monkeypatch.setenv("OPENAI_BASE_URL", self.url)
+        return self.url
+
+    def stop(self) -> None:
+        self.stack.close()
+
+
+@pytest.fixture
+def served_apps(rewind_settings, monkeypatch, db) -> Iterator[Callable[..., ServedSimulator]]:
+    """``served_apps(apps)``: register ``apps`` (name → dotted path) and give the simulator to
+    serve them on loopback; both undone at the end."""
+    from runs.engine.apps import registry
+
+    simulators: list[ServedSimulator] = []
+
+    def serve(apps: dict[str, str]) -> ServedSimulator:
+        rewind_settings.REWIND_PIPELINES = {**rewind_settings.REWIND_PIPELINES, **apps}
+        registry._load.cache_clear()
+        simulators.append(ServedSimulator(monkeypatch))
+        return simulators[-1]
+
+    yield serve
+    for simulator in simulators:
+        simulator.stop()
+    registry._load.cache_clear()
+
+
+def everything_stored() -> str:
+    """Every row of Rewind's tables as text, the way a database dump holds it."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("dumpdata", "runs", stdout=out)
+    return out.getvalue()

@@ -18,7 +18,6 @@ from __future__ import annotations
 import importlib
 import io
 import json
-import socket
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from typing import Any
@@ -61,40 +60,14 @@ CODE_REQUEST = "Write code to sort a list in Python"  # … and this one to gene
 
 LLM_STEPS = {"decide_mode", "answer_question", "generate_code"}
 
-LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
 
 # --- fixtures ------------------------------------------------------------------------------
 
 
 @pytest.fixture(autouse=True)
-def loopback_only(monkeypatch) -> Iterator[list[Any]]:
-    """Any connection beyond 127.0.0.1 fails the test (and is listed here)."""
-    refused: list[Any] = []
-    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
-
-    def allowed(sock: socket.socket, address: Any) -> bool:
-        if sock.family not in (socket.AF_INET, socket.AF_INET6):
-            return True
-        if isinstance(address, tuple) and address[0] in LOOPBACK:
-            return True
-        refused.append(address)
-        return False
-
-    def connect(sock: socket.socket, address: Any) -> None:
-        if not allowed(sock, address):
-            raise OSError(f"test_burr_apps: refused a connection beyond loopback: {address!r}")
-        return real_connect(sock, address)
-
-    def connect_ex(sock: socket.socket, address: Any) -> int:
-        if not allowed(sock, address):
-            raise OSError(f"test_burr_apps: refused a connection beyond loopback: {address!r}")
-        return real_connect_ex(sock, address)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
-    yield refused
-    assert not refused, f"connections beyond loopback were attempted: {refused}"
+def _loopback(loopback_only) -> None:
+    """Every test here: no connection beyond loopback (conftest's ``loopback_only``)."""
 
 
 @pytest.fixture

@@ -7,19 +7,14 @@ websocket, aiohttp behaves exactly as before.
 
 from __future__ import annotations
 
-import io
 import json
-from collections.abc import Iterator
-from contextlib import ExitStack
 from typing import Any
 
 import aiohttp
 import pytest
 from aiohttp import web
 from asgiref.sync import async_to_sync
-from django.core.management import call_command
 
-from runs.engine.apps import registry
 from runs.engine.calls.capture import aiohttp_adapter
 from runs.engine.calls.capture.core import StepCalls, current
 from runs.engine.execution.new_runs import create_run
@@ -28,7 +23,7 @@ from runs.engine.forking.replays import create_replay, replay_verdict
 from runs.engine.providers.simulator import Simulator
 from runs.models import LLMCacheEntry, Run, ToolCacheEntry
 from runs.tests import aiohttp_apps
-from runs.tests.conftest import LoopbackProvider, closed_port_url
+from runs.tests.conftest import LoopbackProvider, everything_stored
 from runs.tests.transport_apps import CANARY, chat_body, headers
 
 APPS = {name: f"runs.tests.aiohttp_apps.{name}" for name in aiohttp_apps.VARIANTS}
@@ -42,39 +37,13 @@ def installed() -> None:
 
 
 @pytest.fixture
-def served(rewind_settings, monkeypatch, db) -> Iterator[Any]:
-    """The aiohttp apps registered; ``served.start()`` serves the simulator on loopback as
-    their ``OPENAI_BASE_URL``, ``served.stop()`` stops it (the URL then names a dead port)."""
-    monkeypatch.setenv("OPENAI_BASE_URL", closed_port_url())
-    rewind_settings.REWIND_PIPELINES = {**rewind_settings.REWIND_PIPELINES, **APPS}
-    registry._load.cache_clear()
-
-    class Served:
-        stack = ExitStack()
-        url = ""
-
-        def start(self) -> str:
-            self.url = self.stack.enter_context(Simulator().serve())
-            monkeypatch.setenv("OPENAI_BASE_URL", self.url)
-            return self.url
-
-        def stop(self) -> None:
-            self.stack.close()
-
-    served = Served()
-    yield served
-    served.stop()
-    registry._load.cache_clear()
+def served(served_apps):
+    """The aiohttp apps registered; ``served.start()`` serves the simulator on loopback."""
+    return served_apps(APPS)
 
 
 def run(name: str) -> Run:
     return execute_run(create_run(name, {}).pk)
-
-
-def _everything_stored() -> str:
-    out = io.StringIO()
-    call_command("dumpdata", "runs", stdout=out)
-    return out.getvalue()
 
 
 @pytest.mark.parametrize("name", sorted(aiohttp_apps.VARIANTS))
@@ -104,7 +73,7 @@ def test_an_aiohttp_step_is_captured_and_replays_identical_with_the_server_stopp
     assert [c["cache_source"] for c in replayed.calls] == ["cache", "tool-cache"]
     assert {c["library"] for c in replayed.calls} == {"aiohttp"}
 
-    stored = _everything_stored()
+    stored = everything_stored()
     assert CANARY not in stored
     tool = ToolCacheEntry.objects.get()
     assert ["api_key", "[redacted]"] in tool.args["query"]
@@ -247,7 +216,7 @@ def test_form_bytes_and_params_bodies_are_sent_and_keyed_as_aiohttp_sends_them(r
     assert {a["path"] for a in live} == {f"/v1/search?x=1&token={CANARY}"}
     assert len({c.key for c in live_calls.calls}) == 5  # each body its own key
     assert [c.cache_source for c in replay_calls.calls] == ["tool-cache"] * 5
-    assert CANARY not in _everything_stored()
+    assert CANARY not in everything_stored()
 
 
 def test_an_llm_override_sends_the_rewritten_body(rewind_settings, db):

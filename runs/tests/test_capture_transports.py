@@ -10,51 +10,28 @@ import io
 import json
 import logging
 import zipfile
-from collections.abc import Iterator
-from contextlib import ExitStack
 from typing import Any
 
 import pytest
 from burr.core import ApplicationBuilder, State
 from burr.core.action import action
-from django.core.management import call_command
 
 from runs.engine.apps import registry
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.replays import create_replay, replay_verdict
-from runs.engine.providers.simulator import Simulator
 from runs.models import LLMCacheEntry, Node, Run, ToolCacheEntry
 from runs.tests import transport_apps
-from runs.tests.conftest import LoopbackProvider, closed_port_url
+from runs.tests.conftest import LoopbackProvider, everything_stored
 
 APPS = {name: f"runs.tests.transport_apps.{name}" for name in transport_apps.VARIANTS}
 
 
 @pytest.fixture
-def served(rewind_settings, monkeypatch, tmp_path, db) -> Iterator[Any]:
+def served(served_apps):
     """The transport apps registered; ``served.start()`` serves the simulator on loopback as
-    their ``OPENAI_BASE_URL``, ``served.stop()`` stops it (the URL then names a dead port)."""
-    monkeypatch.setenv("OPENAI_BASE_URL", closed_port_url())
-    rewind_settings.REWIND_PIPELINES = {**rewind_settings.REWIND_PIPELINES, **APPS}
-    registry._load.cache_clear()
-
-    class Served:
-        stack = ExitStack()
-        simulator: Simulator | None = None
-
-        def start(self) -> Simulator:
-            self.simulator = Simulator()
-            monkeypatch.setenv("OPENAI_BASE_URL", self.stack.enter_context(self.simulator.serve()))
-            return self.simulator
-
-        def stop(self) -> None:
-            self.stack.close()
-
-    served = Served()
-    yield served
-    served.stop()
-    registry._load.cache_clear()
+    their ``OPENAI_BASE_URL``, ``served.stop()`` stops it."""
+    return served_apps(APPS)
 
 
 def run(name: str) -> Run:
@@ -85,7 +62,7 @@ def test_each_library_is_captured_and_replays_identical_with_the_server_stopped(
     assert replay.status == Run.Status.COMPLETED, replay.error
     assert replay_verdict(source, replay)["verdict"] == "identical"
     # The credential the calls carried (header, query) is nowhere: rows, logs.
-    assert transport_apps.CANARY not in _everything_stored()
+    assert transport_apps.CANARY not in everything_stored()
     assert transport_apps.CANARY not in caplog.text
     assert replay.trajectory_sha256 == source.trajectory_sha256
     replayed = replay.nodes.get(name="ask")
@@ -112,13 +89,6 @@ def _readable(response: Any) -> bytes:
     return response.content
 
 
-def _everything_stored() -> str:
-    """Every row of the database as text, the way a dump would hold it."""
-    out = io.StringIO()
-    call_command("dumpdata", "runs", stdout=out)
-    return out.getvalue()
-
-
 def test_credentials_in_headers_query_and_body_never_reach_the_database(served, client, django_user_model):
     served.start()
     source = run("httpx_sync_plain")
@@ -126,7 +96,7 @@ def test_credentials_in_headers_query_and_body_never_reach_the_database(served, 
     replay = execute_run(create_replay(source).pk)
     assert replay.status == Run.Status.COMPLETED
 
-    stored = _everything_stored()
+    stored = everything_stored()
     assert transport_apps.CANARY not in stored
     tool = ToolCacheEntry.objects.get()
     assert ["api_key", "[redacted]"] in tool.args["query"]

@@ -15,54 +15,30 @@ import json
 import socket
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from contextlib import ExitStack
 from typing import Any
 
 import pytest
-from django.core.management import call_command
 
-from runs.engine.apps import registry
 from runs.engine.calls.capture import httpclient_adapter
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.replays import create_replay, replay_verdict
-from runs.engine.providers.simulator import Simulator
 from runs.models import LLMCacheEntry, Run, ToolCacheEntry
 from runs.tests import transport_apps, urllib_apps
-from runs.tests.conftest import closed_port_url
+from runs.tests.conftest import everything_stored
 
 APPS = {name: f"runs.tests.urllib_apps.{name}" for name in urllib_apps.VARIANTS}
 STDLIB = sorted(n for n in urllib_apps.VARIANTS if n.startswith(("urllib_", "httpclient_")))
 
 
 @pytest.fixture
-def served(rewind_settings, monkeypatch, db) -> Iterator[Any]:
+def served(served_apps, monkeypatch):
     """The urllib apps registered, the adapter installed; ``served.start()`` serves the
-    simulator on loopback as their ``OPENAI_BASE_URL``, ``served.stop()`` stops it (the URL
-    then names a dead port)."""
+    simulator on loopback as their ``OPENAI_BASE_URL``, ``served.stop()`` stops it."""
     httpclient_adapter.install()
     for name in ("no_proxy", "NO_PROXY"):  # loopback only, whatever proxy the machine has
         monkeypatch.setenv(name, "127.0.0.1,localhost")
-    monkeypatch.setenv("OPENAI_BASE_URL", closed_port_url())
-    rewind_settings.REWIND_PIPELINES = {**rewind_settings.REWIND_PIPELINES, **APPS}
-    registry._load.cache_clear()
-
-    class Served:
-        stack = ExitStack()
-
-        def start(self) -> str:
-            url = self.stack.enter_context(Simulator().serve())
-            monkeypatch.setenv("OPENAI_BASE_URL", url)
-            return url
-
-        def stop(self) -> None:
-            self.stack.close()
-
-    served = Served()
-    yield served
-    served.stop()
-    registry._load.cache_clear()
+    return served_apps(APPS)
 
 
 @pytest.fixture
@@ -133,9 +109,7 @@ def test_credentials_never_reach_the_database(served):
     source = run("urllib_plain")
     served.stop()
     assert execute_run(create_replay(source).pk).status == Run.Status.COMPLETED
-    out = io.StringIO()
-    call_command("dumpdata", "runs", stdout=out)
-    assert transport_apps.CANARY not in out.getvalue()
+    assert transport_apps.CANARY not in everything_stored()
     assert ["api_key", "[redacted]"] in ToolCacheEntry.objects.get().args["query"]
 
 

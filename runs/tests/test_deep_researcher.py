@@ -21,7 +21,6 @@ loopback.
 from __future__ import annotations
 
 import importlib
-import io
 import json
 import socket
 from collections.abc import Iterator
@@ -31,7 +30,6 @@ from typing import Any
 import httpx
 import pytest
 import requests
-from django.core.management import call_command
 
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.apps import registry
@@ -42,7 +40,7 @@ from runs.engine.forking.forks import create_fork, find_node
 from runs.engine.forking.replays import create_replay, replay_verdict
 from runs.engine.providers.simulator import Simulator
 from runs.models import Node, Run, ToolCacheEntry
-from runs.tests.conftest import closed_port_url
+from runs.tests.conftest import closed_port_url, everything_stored
 from runs.tests.tavily_stub import TAVILY_HOST, TUNNEL, TavilyStub, search_response
 
 EXAMPLE = "burr.examples.deep-researcher"
@@ -62,7 +60,6 @@ STEPS = [
 ]  # fmt: skip
 LLM_STEPS = {"generate_query", "summarize_sources", "reflect_on_summary"}
 
-LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 PROXY_VARIABLES = (
     "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
     "http_proxy", "https_proxy", "all_proxy", "no_proxy",
@@ -74,37 +71,8 @@ PROXY_VARIABLES = (
 
 
 @pytest.fixture(autouse=True)
-def loopback_only(monkeypatch) -> Iterator[list[Any]]:
-    """Any connection beyond 127.0.0.1 fails the test (and is listed here)."""
-    refused: list[Any] = []
-    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
-
-    def allowed(sock: socket.socket, address: Any) -> bool:
-        if sock.family not in (socket.AF_INET, socket.AF_INET6):
-            return True
-        if isinstance(address, tuple) and address[0] in LOOPBACK:
-            return True
-        refused.append(address)
-        return False
-
-    def connect(sock: socket.socket, address: Any) -> None:
-        if not allowed(sock, address):
-            raise OSError(
-                f"test_deep_researcher: refused a connection beyond loopback: {address!r}"
-            )
-        return real_connect(sock, address)
-
-    def connect_ex(sock: socket.socket, address: Any) -> int:
-        if not allowed(sock, address):
-            raise OSError(
-                f"test_deep_researcher: refused a connection beyond loopback: {address!r}"
-            )
-        return real_connect_ex(sock, address)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
-    yield refused
-    assert not refused, f"connections beyond loopback were attempted: {refused}"
+def _loopback(loopback_only) -> None:
+    """Every test here: no connection beyond loopback (conftest's ``loopback_only``)."""
 
 
 def _openai_client_cache_clear() -> None:
@@ -206,12 +174,6 @@ def completed(run: Run) -> Run:
 def replay(source: Run) -> tuple[Run, dict[str, Any]]:
     again = execute_run(create_replay(source).pk)
     return again, replay_verdict(source, again)
-
-
-def dumped() -> str:
-    out = io.StringIO()
-    call_command("dumpdata", "runs", stdout=out)
-    return out.getvalue()
 
 
 def search_calls(node: Node) -> list[tuple[str, str, str, str]]:
@@ -376,7 +338,7 @@ def test_deep_researcher_runs_with_tool_and_llm_steps_and_stores_no_key(research
     assert all(t.args["endpoint"] == "/search" for t in tools)
 
     # Neither key reached the database, though the Tavily key travelled in every search.
-    stored = dumped()
+    stored = everything_stored()
     assert TAVILY_KEY not in stored
     assert OPENAI_KEY not in stored
     assert "tvly-canary" not in stored and "canary-deep-researcher" not in stored
@@ -415,7 +377,7 @@ def test_unchanged_replay_with_both_services_stopped_is_identical_at_zero_tokens
         assert after.cache_entries == before.cache_entries, after.name  # the very same answers
     assert len(stub.requests) == searches  # the stub got nothing new …
     assert len(services.llm_requests) == asked  # … nor did the simulator
-    assert TAVILY_KEY not in dumped()
+    assert TAVILY_KEY not in everything_stored()
 
 
 # --- 3. a fork at the first web_research with another query -------------------------------------

@@ -186,10 +186,16 @@ def application(library: str, stream: bool, is_async: bool) -> Application:
             text, models = sync_call(stream)
             return state.update(answer=text, models=models)
 
-    @action(reads=["answer"], writes=["words"])
-    def count(state: State) -> State:
-        return state.update(words=len(state["answer"].split()))
+    return ask_then_count(ask)
 
+
+@action(reads=["answer"], writes=["words"])
+def count(state: State) -> State:
+    return state.update(words=len(state["answer"].split()))
+
+
+def ask_then_count(ask: Any) -> Application:
+    """The app every transport test runs: ``ask`` (the calls), then a step of plain code."""
     return (
         ApplicationBuilder()
         .with_actions(ask=ask, count=count)

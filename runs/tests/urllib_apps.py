@@ -17,10 +17,17 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from burr.core import Application, ApplicationBuilder, State
+from burr.core import Application, State
 from burr.core.action import action
 
-from runs.tests.transport_apps import CANARY, QUESTION, answer_text, base_url, chat_body, headers
+from runs.tests.transport_apps import (
+    CANARY,
+    answer_text,
+    ask_then_count,
+    base_url,
+    chat_body,
+    headers,
+)
 
 
 def _sse(lines: Any) -> bytes:
@@ -120,18 +127,7 @@ def application(library: str, stream: bool) -> Application:
         text, models = call(stream)
         return state.update(answer=text, models=models)
 
-    @action(reads=["answer"], writes=["words"])
-    def count(state: State) -> State:
-        return state.update(words=len(state["answer"].split()))
-
-    return (
-        ApplicationBuilder()
-        .with_actions(ask=ask, count=count)
-        .with_transitions(("ask", "count"))
-        .with_state(question=QUESTION)
-        .with_entrypoint("ask")
-        .build()
-    )
+    return ask_then_count(ask)
 
 
 # Registry entries, by name: "<library>_<plain|stream>" → a factory.
