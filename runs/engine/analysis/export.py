@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import textwrap
 import zipfile
 from dataclasses import dataclass
@@ -337,14 +338,18 @@ def _pinned_entries(nodes: list[Node]) -> dict[str, list[dict[str, Any]]]:
 
 
 def _inline(value: Any) -> str:
-    """Plain JSON data as a one-line Python literal (JSON's string escapes are Python's)."""
+    """Plain JSON data as a one-line Python literal that loads: JSON's ASCII string escapes are
+    Python's (a lone surrogate included), and a float JSON would write as ``NaN`` or
+    ``Infinity`` — names Python does not know — is written ``float("nan")``."""
     if value is None or isinstance(value, bool):
         return repr(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return f'float("{value}")'
     if isinstance(value, dict):
         return "{" + ", ".join(f"{_inline(str(k))}: {_inline(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_inline(v) for v in value) + "]"
-    return json.dumps(value, ensure_ascii=False)
+    return json.dumps(value)
 
 
 def _expected_literal(expected: dict[int, dict[str, Any]]) -> str:
