@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+import sys
 import traceback
+from contextlib import ExitStack, redirect_stdout
 from typing import Any
 
 from django.core.management.base import (
@@ -174,10 +177,14 @@ class RewindCommand(BaseCommand):
         verbose = show_traceback or int(options.get("verbosity", 1)) >= 3
         quiet = self.from_shell and self.quiet_logs and not verbose
         try:
-            if quiet:
-                with QuietLogs():
-                    return super().execute(*args, **options)
-            return super().execute(*args, **options)
+            with ExitStack() as stack:
+                if quiet:
+                    stack.enter_context(QuietLogs())
+                if options.get("json"):
+                    # Stdout carries the JSON alone: what the app itself prints (a print() in
+                    # an action) goes to stderr. The command's own stdout was bound before.
+                    stack.enter_context(redirect_stdout(sys.stderr))
+                return super().execute(*args, **options)
         except SystemCheckError:
             raise  # formats itself
         except (Exception, KeyboardInterrupt) as exc:
@@ -203,7 +210,7 @@ class RewindCommand(BaseCommand):
         return CommandError(f"{type(exc).__name__}: {one_line(str(exc))} (--traceback shows where)")
 
     def get_run(self, value: str) -> Run:
-        if not str(value).isdigit():
+        if not re.fullmatch(r"[0-9]{1,18}", str(value)):  # not isdigit(): "²" is a digit
             raise CommandError(f"run ids are numbers, got {value!r}")
         try:
             return Run.objects.get(pk=int(value))

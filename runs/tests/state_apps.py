@@ -156,3 +156,13 @@ def custom():
         .with_entrypoint("keep")
         .build()
     )
+
+
+@action(reads=[], writes=["greeting"])
+def chatty(state: State) -> State:
+    print("the app talks on stdout")  # noqa: T201 — what Burr's examples do
+    return state.update(greeting="hi")
+
+
+def printer():
+    return ApplicationBuilder().with_actions(chatty=chatty).with_entrypoint("chatty").build()

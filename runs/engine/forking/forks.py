@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,17 +27,22 @@ class Fork:
     allow_network: bool = False  # a replay may reach the network it did not record
 
 
+_NUMBER = re.compile(r"[0-9]{1,9}")
+
+
 def find_node(run: Run, node: str) -> Node:
     """A step of ``run`` by name (its first occurrence), ``name#k`` (k-th, from 1) or sequence id."""
     # Names and ids of every step, then the one found in full: a long run's values stay put.
     steps = list(run.nodes.order_by("sequence_id").only("run_id", "sequence_id", "name"))
     name, _, nth = node.partition("#")
-    if node.isdigit():
+    # ASCII digits only, and not more of them than a step count can have: "²".isdigit() is
+    # true but int("²") fails, and int() of 4,301 digits raises.
+    if _NUMBER.fullmatch(node):
         matches = [n for n in steps if n.sequence_id == int(node)]
     else:
         matches = [n for n in steps if n.name == name]
         if nth:
-            index = int(nth) - 1 if nth.isdigit() and int(nth) > 0 else len(matches)
+            index = int(nth) - 1 if _NUMBER.fullmatch(nth) and int(nth) > 0 else len(matches)
             matches = matches[index : index + 1]
     if not matches:
         listing = ", ".join(f"{n.name}({n.sequence_id})" for n in steps) or "none"
