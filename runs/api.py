@@ -1,7 +1,7 @@
 """The JSON API: ``/api/health``, ``/api/runs`` and ``/api/runs/<run>[/forks]``.
 
 Every answer is JSON, errors included (``{"error": "..."}``): 400 for a body that is not a
-JSON object, is nested deeper than ``MAX_JSON_DEPTH`` or holds a value of the wrong type
+JSON object, is nested deeper than ``BODY_DEPTH`` or holds a value of the wrong type
 (the message names the field), 401 for an anonymous caller, 404, 405 (with ``Allow``), 413 for
 a body over ``max_body_bytes()``, 415 for a body that is not ``application/json``. A 500 is
 answered by ``rewind_site.urls.handler500`` after Django has logged it on ``django.request``.
@@ -12,7 +12,6 @@ The views stay thin: the body is checked here, everything else is the engine's.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -27,10 +26,11 @@ from runs.engine.analysis.report import run_json
 from runs.engine.errors import RewindError
 from runs.engine.execution.new_runs import create_run
 from runs.engine.forking.forks import create_fork
+from runs.jsontext import MAX_JSON_DEPTH, JSONTextError, nesting_depth_exceeds, parse_json
 from runs.models import Run
 from runs.tasks import enqueue_run
 
-MAX_JSON_DEPTH = 32  # arrays and objects inside one another, the body itself counting as 1
+BODY_DEPTH = MAX_JSON_DEPTH  # the body itself counting as 1 (its values: runs.jsontext)
 BODY_ENVELOPE_BYTES = 4096  # room for the rest of a body around an override value
 JSON_CONTENT_TYPES = ("application/json",)
 
@@ -90,43 +90,6 @@ def _too_large(size: int | str) -> ApiError:
     )
 
 
-def nesting_depth_exceeds(text: str, limit: int) -> bool:
-    """True if arrays/objects in ``text`` nest deeper than ``limit``. A flat scan (brackets
-    inside strings do not count), so no body can make it recurse; run before ``json.loads``,
-    whose parser does recurse."""
-    if text.count("[") + text.count("{") <= limit:
-        return False
-    depth, in_string, escaped = 0, False, False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth > limit:
-                return True
-        elif char in "]}":
-            depth -= 1
-    return False
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON value (numbers must be finite)")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text} is out of range (numbers must be finite)")
-    return value
-
-
 def json_body(request: HttpRequest) -> dict[str, Any]:
     """The body as a JSON object, or the ``ApiError`` (413, 415, 400) that says why not.
     An empty body without a content type is ``{}``."""
@@ -150,11 +113,11 @@ def json_body(request: HttpRequest) -> dict[str, Any]:
         raise ApiError(400, f"the body is not valid JSON: not UTF-8 ({exc.reason})") from None
     if not text.strip():
         return {}
-    if nesting_depth_exceeds(text, MAX_JSON_DEPTH):
-        raise ApiError(400, f"the body is nested deeper than {MAX_JSON_DEPTH} levels")
+    if nesting_depth_exceeds(text, BODY_DEPTH):
+        raise ApiError(400, f"the body is nested deeper than {BODY_DEPTH} levels")
     try:
-        body = json.loads(text, parse_constant=_no_constants, parse_float=_finite)
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+        body = parse_json(text, depth=BODY_DEPTH)
+    except JSONTextError as exc:
         raise ApiError(400, f"the body is not valid JSON: {exc}") from None
     if not isinstance(body, dict):
         raise ApiError(400, "the body must be a JSON object")

@@ -27,6 +27,7 @@ from runs.engine.forking.overrides import (
 )
 from runs.engine.providers.client import PRESETS, strip_credentials
 from runs.hashing import canonical_json
+from runs.jsontext import JSONTextError, parse_json
 from runs.models import Node, Run
 
 STATUS_CHOICES = [("", "any status"), *Run.Status.choices]
@@ -269,9 +270,9 @@ class NewRunForm(forms.Form):
             if not line.strip():
                 continue
             try:
-                value = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise forms.ValidationError(f"line {number}: not valid JSON ({exc.msg})") from None
+                value = parse_json(line)
+            except JSONTextError as exc:
+                raise forms.ValidationError(f"line {number}: {exc}") from None
             if not isinstance(value, dict):
                 raise forms.ValidationError(f"line {number}: must be a JSON object")
             turns.append(value)

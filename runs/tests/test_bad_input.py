@@ -172,6 +172,36 @@ CASES = [
         says="unknown field",
     ),
     form("form-fork-malformed-json-output", TOOL_FORK, {"output": "{bad"}, says="not valid JSON"),
+    # --- one JSON parser, one nesting limit, at every edge (issue 16, item 4) ----------------
+    form(
+        "form-fork-output-nested-1000-deep",
+        TOOL_FORK,
+        {"output": "[" * 1000 + "]" * 1000},
+        says="nested deeper than 31 levels",
+    ),
+    form(
+        "form-fork-output-nested-600-deep",
+        TOOL_FORK,
+        {"output": '{"a": ' * 600 + "1" + "}" * 600},
+        says="nested deeper than 31 levels",
+    ),
+    form(
+        "form-grid-values-nested-1000-deep",
+        "/runs/{run}/nodes/{analyse}/grid/",
+        {"field": "output", "values": "[" * 1000 + "]" * 1000},
+        says="nested deeper than 31 levels",
+    ),
+    cli(
+        "cli-set-output-nested-1000-deep",
+        *("rewind_fork", "{run}", "--node", "analyse", "--set", "output=" + "[" * 1000 + "]" * 1000),
+        says="nested deeper than 31 levels",
+    ),
+    api(
+        "api-fork-value-nested-600-deep",
+        API_FORKS,
+        '{"node": "analyse", "field": "output", "value": ' + "[" * 600 + "]" * 600 + "}",
+        says="nested deeper than 32 levels",
+    ),
     form(
         "form-fork-two-changes",
         FORK,

@@ -7,7 +7,6 @@ written or a step runs — a prompt edit on a tool node would otherwise be a sil
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -18,6 +17,7 @@ from runs.engine.apps.burr import ActionSpec
 from runs.engine.apps.specs import LLMNode, NodeSpec, ToolNode
 from runs.engine.errors import NodeFailure, OverrideError
 from runs.hashing import canonical_json
+from runs.jsontext import JSONTextError, parse_json
 
 if TYPE_CHECKING:
     from runs.models import Node, Run
@@ -202,9 +202,9 @@ def parse_temperature(raw: Any) -> float:
 
 def _json_value(field: str, raw: str) -> Any:
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise OverrideError(f"{field}: not valid JSON ({exc.msg} at position {exc.pos})") from None
+        return parse_json(raw)
+    except JSONTextError as exc:
+        raise OverrideError(f"{field}: {exc}") from None
 
 
 def typed_like(field: str, raw: str, current: Any) -> Any:
