@@ -172,6 +172,20 @@ CASES = [
         says="unknown field",
     ),
     form("form-fork-malformed-json-output", TOOL_FORK, {"output": "{bad"}, says="not valid JSON"),
+    # --- blank text starts nothing, wherever it is typed (issue 16, item 6) ------------------
+    form(
+        "form-new-run-blank-question",
+        "/runs/new/",
+        {"pipeline": "research", "input.question": " \t\n ", "input.region": "all"},
+        says="must be non-empty text",
+    ),
+    cli(
+        "cli-run-blank-question",
+        *("rewind_run", "--input", "question=   "),
+        says="must be non-empty text",
+    ),
+    api("api-run-blank-question", "/api/runs", {"inputs": {"question": "  "}}, says="non-empty"),
+    form("form-fork-blank-prompt", FORK, {"prompt": "   "}, says="must be non-empty text"),
     # --- one JSON parser, one nesting limit, at every edge (issue 16, item 4) ----------------
     form(
         "form-fork-output-nested-1000-deep",

@@ -11,7 +11,13 @@ from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.apps.specs import Pipeline
 from runs.engine.errors import InputError, OverrideError, RewindError
-from runs.engine.forking.overrides import check_clean, check_type, parse_temperature, typed_like
+from runs.engine.forking.overrides import (
+    check_clean,
+    check_type,
+    parse_temperature,
+    require_text,
+    typed_like,
+)
 from runs.engine.providers.config import current_config
 from runs.models import Run
 
@@ -31,6 +37,8 @@ def _inputs(pipeline: Pipeline, given: dict[str, Any], *, from_text: bool) -> di
                 typed_like(name, value, default) if from_text else check_type(name, value, default)
             )
             check_clean(name, merged[name])
+            if isinstance(default, str) and default.strip():
+                require_text(name, merged[name])  # text that had text: not blank
             if name in pipeline.input_domains:
                 merged[name] = pipeline.input_domains[name].check(name, merged[name])
         except OverrideError as exc:

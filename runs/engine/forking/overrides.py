@@ -148,8 +148,7 @@ def _typed(field: str, raw: Any, current: Any, *, from_text: bool) -> Any:
     if field == "llm.temperature":
         return parse_temperature(raw)
     if field == "prompt":
-        if not isinstance(raw, str) or not raw.strip():
-            raise OverrideError("prompt: must be non-empty text")
+        require_text("prompt", raw)
         return raw
     if field == "model":
         if not isinstance(raw, str) or not raw.strip() or len(raw) > 200:
@@ -238,6 +237,14 @@ def check_type(field: str, value: Any, current: Any) -> Any:
         return float(value)
     if current is not None and not ok:
         raise OverrideError(f"{field}: expected {expected.__name__}, got {type(value).__name__}")
+    return value
+
+
+def require_text(field: str, value: Any) -> str:
+    """Text a prompt is made of: non-empty once blanks are stripped — the same rule for a fork's
+    prompt and a new run's text inputs (a blank question would start a paid run about nothing)."""
+    if not isinstance(value, str) or not value.strip():
+        raise OverrideError(f"{field}: must be non-empty text")
     return value
 
 
