@@ -10,6 +10,7 @@ captured by ``runs.engine.calls.capture``.
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,12 @@ class ActionSpec:
     writes: tuple[str, ...]
     inputs: tuple[str, ...]
     kind: None = None  # decided by what the step did: llm, tool or code
+    # The runtime inputs' annotated types, where the action's function says (``increment_by:
+    # int``): what a value typed on the command line is read as.
+    input_types: tuple[tuple[str, Any], ...] = ()
+
+    def input_type(self, name: str) -> Any:
+        return dict(self.input_types).get(name)
 
 
 @dataclass(frozen=True)
@@ -77,11 +84,26 @@ class BurrApp:
 
 def _spec(action: Action) -> ActionSpec:
     required, optional = action.optional_and_required_inputs
+    inputs = tuple(sorted(name for name in {*required, *optional} if not name.startswith("__")))
     return ActionSpec(
         name=action.name,
         reads=tuple(action.reads),
         writes=tuple(action.writes),
-        inputs=tuple(sorted(name for name in {*required, *optional} if not name.startswith("__"))),
+        inputs=inputs,
+        input_types=_annotated(action, inputs),
+    )
+
+
+def _annotated(action: Action, inputs: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
+    """The plain types (``int``, ``str``, ``list``…) the action's function annotates its runtime
+    inputs with; nothing for a class-based action or an annotation that is not a plain type."""
+    fn = getattr(action, "_originating_fn", None) or getattr(action, "run", None)
+    try:
+        hints = typing.get_type_hints(fn) if fn is not None else {}
+    except Exception:  # noqa: BLE001 — an annotation the user's module cannot resolve
+        return ()
+    return tuple(
+        (name, hints[name]) for name in inputs if isinstance(hints.get(name), type)
     )
 
 

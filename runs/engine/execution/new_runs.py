@@ -19,6 +19,7 @@ from runs.engine.forking.overrides import (
     typed_like,
 )
 from runs.engine.providers.config import current_config
+from runs.jsontext import JSONTextError, parse_json
 from runs.models import Run
 
 
@@ -62,6 +63,36 @@ def _provider_snapshot(model: str | None, temperature: float | str | None) -> di
         except OverrideError as exc:
             raise RewindError(str(exc)) from None
     return snapshot
+
+
+def runtime_inputs(app: BurrApp, given: dict[str, Any]) -> dict[str, Any]:
+    """Runtime inputs typed as text, read as the values the app expects: as the type an action
+    annotates the input with (``increment_by: int``), else as JSON when the text is JSON
+    (``1``, ``["a", "b"]``, ``true``), else as the text itself."""
+    typed = {}
+    for name, value in given.items():
+        expected = next((t for node in app.nodes if (t := node.input_type(name))), None)
+        if not isinstance(value, str) or expected is str:
+            typed[name] = value
+            continue
+        try:
+            typed[name] = parse_json(value)
+        except JSONTextError:
+            typed[name] = value
+        if expected is not None and not _fits(typed[name], expected):
+            raise InputError(
+                f"input {name}: expected {expected.__name__} (as the action declares), "
+                f"got {value!r}"
+            )
+    return typed
+
+
+def _fits(value: Any, expected: type) -> bool:
+    if expected is float and isinstance(value, int) and not isinstance(value, bool):
+        return True
+    if expected is int and isinstance(value, bool):
+        return False
+    return isinstance(value, expected)
 
 
 def _app_turns(
@@ -118,6 +149,9 @@ def create_run(
     run_turns: list[dict[str, Any]] = []
     halt: dict[str, list[str]] = {}
     if isinstance(spec, BurrApp):
+        if from_text:  # typed on a command line or in a form: read as the app expects
+            inputs = runtime_inputs(spec, inputs or {})
+            turns = [runtime_inputs(spec, turn) for turn in turns or []]
         run_turns, halt = _app_turns(
             spec, inputs or {}, turns or [], halt_after or [], halt_before or []
         )
