@@ -229,3 +229,72 @@ def test_an_async_program_is_recorded_with_its_calls_and_replays_without_the_pro
     assert verdict["verdict"] == "identical", verdict
     assert verdict["total_tokens"] == 0
     _load.cache_clear()
+
+
+BREAKING_APP = textwrap.dedent(
+    """
+    from burr.core import ApplicationBuilder, State
+    from burr.core.action import action
+
+
+    @action(reads=[], writes=["count"])
+    def first(state: State) -> State:
+        return state.update(count=1)
+
+
+    @action(reads=["count"], writes=["tags"])
+    def tag(state: State) -> State:
+        return state.update(tags={"b", "a"})  # a set: nothing can store it
+
+
+    @action(reads=["tags"], writes=["total"])
+    def last(state: State) -> State:
+        return state.update(total=len(state["tags"]))
+
+
+    def builder():
+        return (
+            ApplicationBuilder()
+            .with_actions(first=first, tag=tag, last=last)
+            .with_transitions(("first", "tag"), ("tag", "last"))
+            .with_entrypoint("first")
+        )
+    """
+)
+BREAKING = textwrap.dedent(
+    """
+    from breaking_app import builder
+
+    from runs.recording import rewind_hooks
+
+    app = builder().with_hooks(*rewind_hooks("breaking")).build()
+    app.run(halt_after=["last"])
+    print("the program finished with", app.state["total"])
+    """
+)
+
+
+def test_a_value_the_hook_cannot_store_fails_the_run_not_the_program(tmp_path, rewind_settings):
+    (tmp_path / "breaking_app.py").write_text(BREAKING_APP)
+    script = tmp_path / "my_program.py"
+    script.write_text(BREAKING)
+    env = {
+        **os.environ,
+        "DATABASE_URL": subprocess_database_url(),
+        "REWIND_PIPELINES": "breaking=breaking_app.builder",
+        "HOME": str(tmp_path),
+        "PYTHONPATH": os.pathsep.join([str(PROJECT_ROOT), str(tmp_path)]),
+    }
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stderr  # plain Burr finishes, and so does the program
+    assert "the program finished with 2" in done.stdout
+    assert done.stderr.count("recording of this run stopped") == 1, done.stderr
+    run = Run.objects.get(pipeline="breaking")
+    assert run.status == Run.Status.FAILED
+    assert run.error.startswith("tag: state key 'tags' holds a builtins.set"), run.error
+    steps = {n.name: n.status for n in run.nodes.all()}
+    assert steps == {"first": Node.Status.COMPLETED, "tag": Node.Status.FAILED}

@@ -56,6 +56,10 @@ class ProgramRecorder(
     def __init__(self, pipeline: str) -> None:
         get_pipeline(pipeline)  # an unregistered name is an error now, not after the run
         self.pipeline = pipeline
+        # Why recording stopped: Rewind never breaks the program it observes. Whatever goes
+        # wrong while recording (a value no serde can store, a database error) marks the run
+        # failed with the step and the reason, is logged once, and the program goes on.
+        self.broken: str | None = None
         self.initial: dict[str, Any] = {}
         self.run: Run | None = None
         self.recorder: StepRecorder | None = None
@@ -77,12 +81,43 @@ class ProgramRecorder(
         self.turn_inputs = {}
 
     def pre_run_step(self, *, action: Action, inputs: dict, state: State, **kwargs: Any) -> None:
+        self._guarded(self._pre_run_step, action, inputs, state, kwargs)
+
+    def _pre_run_step(self, action: Action, inputs: dict, state: State, kwargs: dict) -> None:
         self._flush(state)
         if self.recorder is None:
             self.recorder = self._database(self._start)
         self.recorder.ctx.turn = max(self.turn, 0)
         self.turn_inputs.update({k: v for k, v in inputs.items() if not k.startswith("__")})
         self.recorder.pre_run_step(action=action, inputs=inputs, state=state, **kwargs)
+
+    def _guarded(self, work: Any, *args: Any) -> None:
+        """Run a piece of recording; if it fails, stop recording — the program goes on."""
+        if self.broken is not None:
+            return
+        try:
+            work(*args)
+        except Exception as exc:  # noqa: BLE001 — whatever it is, it is Rewind's, not the app's
+            self._give_up(exc)
+
+    def _give_up(self, exc: BaseException) -> None:
+        step = self.recorder.calls.action if self.recorder and self.recorder.calls else ""
+        if self.recorder is not None and self.recorder.calls is not None:
+            self.recorder.calls.__exit__()  # the program's calls go out uncaptured from here
+            self.recorder.calls = None
+        reason = failure_message(exc, self.recorder.ctx.secrets if self.recorder else ())
+        self.broken = f"{step}: {reason}" if step and not reason.startswith(step) else reason
+        logger.warning(
+            "rewind: recording of this run stopped (%s); the program goes on", self.broken
+        )
+        if self.run is not None:
+            from runs.engine.execution.runner import finish_run
+
+            run, error = self.run, self.broken
+            try:
+                self._database(lambda: finish_run(run, Run.Status.FAILED, error=error))
+            except Exception:  # noqa: BLE001 — the database itself may be what failed
+                logger.warning("rewind: run %s could not be marked failed", run.pk)
 
     def post_run_step(
         self,
@@ -99,9 +134,12 @@ class ProgramRecorder(
     def post_run_execute_call(
         self, *, state: State | None = None, exception: Exception | None = None, **future: Any
     ) -> None:
+        self._guarded(self._post_run_execute_call, state, exception)
+
+    def _post_run_execute_call(self, state: State | None, exception: Exception | None) -> None:
         if state is not None:
             self._flush(state)
-        if self.run is not None:
+        if self.run is not None and self.broken is None:
             self._database(self._end_turn, exception)
 
     # -- writing ----------------------------------------------------------------------------
@@ -119,6 +157,12 @@ class ProgramRecorder(
         record = self.recorder.observe(action, state, result)  # leaves the capture context
         # A broken answer fails the recorded step, never the user's program.
         exception = step_failure(calls, exception)
+        unstorable = self.recorder.unstorable
+        if unstorable is not None:  # the row keeps the state the step started from
+            exception = unstorable
+            state = self.recorder.state_before.update(
+                **{SEQUENCE_ID: sequence_id, PRIOR_STEP: action.name}
+            )
         self._database(
             self.recorder.write,
             PARTITION_KEY,
@@ -129,6 +173,8 @@ class ProgramRecorder(
             record,
             exception,
         )
+        if unstorable is not None:  # the state cannot be recorded any further: stop here
+            raise UnstorableValue(f"{action.name}: {unstorable}")
 
     def _database(self, work: Any, *args: Any) -> Any:
         try:
