@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from django import forms
+from django.core.validators import URLValidator
 
 from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.domains import Domain, Number
@@ -26,6 +27,7 @@ from runs.engine.forking.overrides import (
     typed_like,
 )
 from runs.engine.providers.client import PRESETS, strip_credentials
+from runs.engine.providers.config import ALLOWED_SCHEMES, base_url_warnings
 from runs.hashing import canonical_json
 from runs.jsontext import JSONTextError, parse_json
 from runs.models import Node, Run
@@ -464,7 +466,12 @@ class SettingsForm(forms.Form):
         + [(name, name) for name in sorted(PRESETS)]
         + [("custom", "custom base URL")],
     )
-    base_url = forms.URLField(required=False, max_length=500, assume_scheme="https")
+    base_url = forms.URLField(
+        required=False,
+        max_length=500,
+        assume_scheme="https",
+        validators=[URLValidator(schemes=list(ALLOWED_SCHEMES))],  # http(s) only, never ftp:
+    )
     model = forms.CharField(required=False, max_length=200)
     temperature = forms.FloatField(required=False, min_value=0.0, max_value=MAX_TEMPERATURE)
 
@@ -474,6 +481,7 @@ class SettingsForm(forms.Form):
             raise forms.ValidationError(
                 "put no credentials in the URL; the key comes from REWIND_API_KEY"
             )
+        self.warnings = base_url_warnings(url) if url else []
         return url
 
     def full_clean(self) -> None:

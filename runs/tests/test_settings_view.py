@@ -214,3 +214,44 @@ def test_a_refused_base_url_does_not_echo_its_password(staff_client, rewind_sett
     assert CANARY not in text
     assert 'value="https://llm.example/v1"' in text  # the rest of what was typed is kept
     assert not ProviderSettings.objects.exists()
+
+
+# --- issue 16, item 19: only http(s) providers; what looks wrong is said, to staff ---------------
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://models.example/v1", "file:///etc/passwd", "gopher://127.0.0.1:6379/_INFO"]
+)
+def test_a_base_url_that_is_not_http_is_refused_and_nothing_is_saved(staff_client, rewind_settings, url):
+    response = staff_client.post(URL, {"preset": "custom", "base_url": url})
+    assert response.status_code == 400
+    assert ProviderSettings.load().base_url == ""
+
+
+def test_a_base_url_from_the_environment_that_is_not_http_is_a_configuration_error(
+    signed_in, rewind_settings
+):
+    rewind_settings.REWIND_LLM_BASE_URL = "file:///etc/passwd"
+    response = signed_in.get(URL)
+    assert response.status_code == 200
+    assert "must be http or https, not file" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "url,says",
+    [
+        ("http://169.254.169.254/latest", "link-local"),
+        ("http://127.0.0.1:5432/v1", "PostgreSQL"),
+        ("http://[::1]:6379/v1", "Redis"),
+    ],
+)
+def test_staff_are_warned_of_a_link_local_or_database_port_url(
+    staff_client, rewind_settings, url, says
+):
+    rewind_settings.REWIND_LLM_BASE_URL = url
+    assert says in staff_client.get(URL).content.decode()
+
+
+def test_a_non_staff_user_is_not_shown_the_warning(signed_in, rewind_settings):
+    rewind_settings.REWIND_LLM_BASE_URL = "http://127.0.0.1:5432/v1"
+    assert "PostgreSQL" not in signed_in.get(URL).content.decode()

@@ -11,7 +11,12 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from runs.engine.providers.config import ProviderConfigError, api_key, current_config
+from runs.engine.providers.config import (
+    ProviderConfigError,
+    api_key,
+    base_url_warnings,
+    current_config,
+)
 from runs.forms import SettingsForm
 from runs.models import ProviderSettings
 from runs.views.common import _go
@@ -45,8 +50,12 @@ def provider_settings(request: HttpRequest) -> HttpResponse:
         config, config_error = current_config(), None
     except ProviderConfigError as exc:
         config, config_error = None, str(exc)
+    # Staff only: what looks wrong about the URL in force (a link-local address, a database's
+    # port on loopback) — allowed, but said.
+    url_warnings = base_url_warnings(config.base_url) if config and request.user.is_staff else []
     context = {
         "form": form,
+        "url_warnings": url_warnings,
         "config": config,
         "config_error": config_error,
         "has_key": api_key() is not None,

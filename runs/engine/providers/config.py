@@ -6,8 +6,10 @@ client only: it is never put in a ``ProviderConfig``, a snapshot, a row or a mes
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from django.conf import settings
 
@@ -66,6 +68,46 @@ class ProviderConfig:
         }
 
 
+ALLOWED_SCHEMES = ("http", "https")
+# Ports of databases and caches: a provider URL on loopback or a link-local address with one
+# of these is more likely a mistake (or an attempt to reach an internal service) than a model.
+SERVICE_PORTS = {5432: "PostgreSQL", 3306: "MySQL", 6379: "Redis", 11211: "memcached",
+                 27017: "MongoDB", 9200: "Elasticsearch", 2379: "etcd"}  # fmt: skip
+
+
+def check_base_url(url: str) -> None:
+    """Only an http(s) URL may name a provider (``file:``, ``ftp:``, ``gopher:``… may not)."""
+    scheme = urlsplit(url).scheme.lower()
+    if scheme not in ALLOWED_SCHEMES:
+        raise ProviderConfigError(
+            f"a provider base URL must be http or https, not {scheme or 'without a scheme'}: "
+            f"{strip_credentials(url)}"
+        )
+
+
+def base_url_warnings(url: str) -> list[str]:
+    """What looks wrong about a base URL that is allowed: a link-local address (cloud
+    metadata lives there), or a loopback address on a database's port."""
+    parts = urlsplit(url)
+    try:
+        address = ipaddress.ip_address((parts.hostname or "").strip("[]"))
+    except ValueError:
+        return []
+    warnings = []
+    if address.is_link_local:
+        warnings.append(
+            f"{address} is a link-local address (cloud metadata services answer there), "
+            "not a model provider"
+        )
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if address.is_loopback and port in SERVICE_PORTS:
+        warnings.append(f"port {port} on this machine is {SERVICE_PORTS[port]}'s, not a model's")
+    return warnings
+
+
 def current_config() -> ProviderConfig:
     """The endpoint in force: what the settings page saved, else the environment."""
     from runs.models import ProviderSettings  # the engine reads it; models import nothing here
@@ -86,6 +128,8 @@ def current_config() -> ProviderConfig:
         base_url = PRESETS.get(preset, "") if preset not in {"", "simulator"} else ""
     if preset == "custom" and not base_url:
         raise ProviderConfigError("REWIND_LLM_PRESET=custom needs REWIND_LLM_BASE_URL")
+    if base_url:
+        check_base_url(base_url)
     if not base_url:
         preset, base_url = "simulator", SIMULATOR_BASE_URL
     elif not preset or preset == "simulator":
