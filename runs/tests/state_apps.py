@@ -166,3 +166,12 @@ def chatty(state: State) -> State:
 
 def printer():
     return ApplicationBuilder().with_actions(chatty=chatty).with_entrypoint("chatty").build()
+
+
+@action(reads=[], writes=["tags"])
+async def tag_later(state: State) -> State:
+    return state.update(tags={"b", "a"})
+
+
+def unstorable_async():
+    return ApplicationBuilder().with_actions(tag=tag_later).with_entrypoint("tag").build()

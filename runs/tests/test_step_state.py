@@ -103,3 +103,16 @@ def test_a_custom_field_serde_is_used_to_store_and_restore_a_key(apps, rewind_se
     fork = execute_run(create_fork(source, "use").pk)  # starts from the stored document
     assert fork.status == Run.Status.COMPLETED, fork.error
     assert fork.nodes.get(name="use").output == {"said": "kept: hello"}
+
+
+def test_an_async_step_that_leaves_an_unstorable_value_fails_naming_the_key(apps, rewind_settings):
+    rewind_settings.REWIND_PIPELINES = {
+        **rewind_settings.REWIND_PIPELINES,
+        "unstorable_async": "runs.tests.state_apps.unstorable_async",
+    }
+    registry._load.cache_clear()
+    failed = run("unstorable_async")
+    assert failed.status == Run.Status.FAILED
+    step = failed.nodes.get(name="tag")
+    assert step.status == Node.Status.FAILED
+    assert "state key 'tags' holds a builtins.set" in step.error

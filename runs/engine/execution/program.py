@@ -32,7 +32,7 @@ from runs.engine.apps.state import UnstorableValue, stored_state
 from runs.engine.execution.actions import RunContext
 from runs.engine.execution.application import make_context
 from runs.engine.execution.persister import PARTITION_KEY, DjangoPersister
-from runs.engine.execution.recorder import StepRecorder, failure_message, step_failure
+from runs.engine.execution.recorder import StepRecorder, failure_message
 from runs.models import Run
 
 logger = logging.getLogger("rewind.recording")
@@ -154,15 +154,11 @@ class ProgramRecorder(
         calls = self.recorder.calls
         if calls is not None and calls.pending:  # async calls' answers, where the ORM may run
             self._database(calls.store_pending)
-        record = self.recorder.observe(action, state, result)  # leaves the capture context
-        # A broken answer fails the recorded step, never the user's program.
-        exception = step_failure(calls, exception)
+        # A broken answer or an unstorable state fails the recorded step, never the program.
+        state, record, exception = self.recorder.conclude(action, state, result, exception)
         unstorable = self.recorder.unstorable
         if unstorable is not None:  # the row keeps the state the step started from
-            exception = unstorable
-            state = self.recorder.state_before.update(
-                **{SEQUENCE_ID: sequence_id, PRIOR_STEP: action.name}
-            )
+            state = state.update(**{SEQUENCE_ID: sequence_id, PRIOR_STEP: action.name})
         self._database(
             self.recorder.write,
             PARTITION_KEY,

@@ -127,14 +127,26 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         exception: Exception | None,
         **future_kwargs: Any,
     ) -> None:
-        calls = self.calls
-        record = self.observe(action, state, result)
-        failure = self.unstorable or step_failure(calls, exception)
-        if self.unstorable is not None:
-            state = self.state_before  # the row keeps what could be stored: the state before
+        state, record, failure = self.conclude(action, state, result, exception)
         self.write(partition_key, app_id, sequence_id, action.name, state, record, failure)
         if exception is None and failure is not None:
             raise failure  # the step "succeeded" on a broken answer: the run fails here
+
+    def conclude(
+        self,
+        action: Action,
+        state: State,
+        result: dict[str, Any] | None,
+        exception: BaseException | None,
+    ) -> tuple[State, StepRecord, BaseException | None]:
+        """What to write for a finished step (no database work): the state its row keeps,
+        its record, and why it failed, if it did. A state that cannot be stored fails the
+        step, and its row keeps the state the step started from."""
+        calls = self.calls
+        record = self.observe(action, state, result)
+        if self.unstorable is not None:
+            return self.state_before, record, self.unstorable
+        return state, record, step_failure(calls, exception)
 
     def observe(self, action: Action, state: State, result: dict[str, Any] | None) -> StepRecord:
         """What the step did (no database work): leaves the capture context it entered."""
@@ -252,8 +264,8 @@ class AsyncStepRecorder(PreRunStepHookAsync, PostRunStepHookAsync):
         calls = self.recorder.calls
         if calls is not None and calls.pending:  # the ORM may not run in the loop: one hop
             await sync_to_async(calls.store_pending, thread_sensitive=True)()
-        record = self.recorder.observe(action, state, result)  # in the task that ran the step
-        failure = step_failure(calls, exception)
+        # In the task that ran the step (it leaves the capture context that task entered).
+        state, record, failure = self.recorder.conclude(action, state, result, exception)
         await sync_to_async(self.recorder.write, thread_sensitive=True)(
             partition_key, app_id, sequence_id, action.name, state, record, failure
         )
