@@ -431,3 +431,18 @@ def step_calls(node: Node) -> list[CallRow]:
             row.answer, row.cut = _shown(answer)
         rows.append(row)
     return rows
+
+
+def unregistered(run: Run) -> str:
+    """Why this server cannot fork ``run`` — its pipeline is not registered here — or "".
+    No query: the registry reads settings (and imports an app once)."""
+    try:
+        get_pipeline(run.pipeline)
+    except PipelineError as exc:
+        return (
+            f"This server does not know the app {run.pipeline!r} ({exc}). Register it — "
+            f'REWIND_PIPELINES="{run.pipeline}=your.module.app_factory" — and restart the '
+            "dashboard and its workers; until then the graph shows only the steps this run "
+            "took, and it cannot be forked."
+        )
+    return ""

@@ -22,6 +22,7 @@ from runs.presenters import (
     CACHE_SOURCE_HELP,
     pretty_json,
     step_calls,
+    unregistered,
 )
 from runs.tasks import enqueue_run
 from runs.views.common import _get_node, _get_run, _go
@@ -46,6 +47,7 @@ def _inspector_context(run: Run, node: Node, steps: list[Node]) -> dict:
         "visits": len(visits),
         "cache_help": CACHE_SOURCE_HELP.get(node.cache_source, ""),
         "calls": step_calls(node),
+        "unregistered": unregistered(run),  # then there is no "Fork from here"
         "inputs_json": pretty_json(node.inputs),
         "output_json": pretty_json(node.output),
         "raw_json": pretty_json(

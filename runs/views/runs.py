@@ -55,6 +55,7 @@ from runs.presenters import (
     timeline,
     timeline_delta_html,
     timeline_rows_html,
+    unregistered,
 )
 from runs.views.common import _get_run, _start
 
@@ -141,6 +142,7 @@ def run_context(run: Run, nodes: list[Step], selected: Step | None = None) -> di
     return {
         **graph_context(run, nodes, selected),
         "change": describe_change(run),
+        "unregistered": unregistered(run),
         "summary": summarise(run, nodes),
         "artifact_html": render_markdown(text) if text is not None else None,
     }
