@@ -442,6 +442,7 @@ class LLMCacheEntryAdmin(CacheEntryAdmin):
         "short_key",
         "occurrence",
         "node_name",
+        "provider",
         "model_requested",
         "model_answered",
         "model_substituted",
@@ -449,7 +450,7 @@ class LLMCacheEntryAdmin(CacheEntryAdmin):
         "last_hit_at",
         "created_at",
     )
-    list_filter = (ModelRequestedFilter,)
+    list_filter = ("provider", ModelRequestedFilter)
     # Keys are lowercase hex: a case-sensitive prefix (a full key is a prefix of itself)
     # keeps the LIKE index-friendly; names are matched anywhere in the string.
     search_fields = ("key__startswith", "node_name", "model_requested", "model_answered")
@@ -462,6 +463,7 @@ class LLMCacheEntryAdmin(CacheEntryAdmin):
                     "key",
                     "occurrence",
                     "node_name",
+                    "provider",
                     "model_requested",
                     "model_answered",
                     "model_substituted",

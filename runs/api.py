@@ -23,6 +23,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.csrf import csrf_failure as html_csrf_failure
 
 from runs.engine.analysis.report import run_json
+from runs.engine.calls.keys import PROVIDER_IDENTITIES
 from runs.engine.errors import RewindError
 from runs.engine.execution.new_runs import create_run
 from runs.engine.forking.forks import create_fork
@@ -163,6 +164,10 @@ FORK_FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "field": (_is_text, "field must be a string: the override field, e.g. prompt or args.NAME"),
     "value": (lambda v: True, ""),
     "live": (_is_bool, "live must be true or false"),
+    "provider": (
+        lambda v: v in PROVIDER_IDENTITIES,
+        "provider must be " + " or ".join(f'"{p}"' for p in PROVIDER_IDENTITIES),
+    ),
 }
 
 
@@ -223,7 +228,7 @@ def run_create(request: HttpRequest) -> JsonResponse:
 
 @endpoint("POST")
 def fork_create(request: HttpRequest, run_id: int) -> JsonResponse:
-    """``POST /api/runs/<run>/forks`` ``{"node", "field", "value", "live"}`` → 201; without
+    """``POST /api/runs/<run>/forks`` ``{"node", "field", "value", "live", "provider"}`` → 201; without
     ``field`` it is an unchanged replay. Refused overrides write nothing."""
     raw = json_body(request)
     body = checked(raw, FORK_FIELDS)
@@ -243,6 +248,7 @@ def fork_create(request: HttpRequest, run_id: int) -> JsonResponse:
             raw.get("value"),
             from_text=False,
             live=body.get("live", False),
+            provider=body.get("provider"),
         )
     except RewindError as exc:
         raise ApiError(400, str(exc)) from None

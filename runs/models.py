@@ -499,8 +499,15 @@ class LLMCacheEntry(CacheEntry):
     the first (lowest id); each Node pins the entries it used (``Node.cache_entries``), so a
     replay of a run reads exactly the answers that run received."""
 
+    class Provider(models.TextChoices):
+        SIMULATOR = "simulator", "offline simulator"
+        ENDPOINT = "endpoint", "model endpoint"
+
     occurrence = models.PositiveIntegerField(default=0)
     node_name = models.CharField(max_length=100, db_index=True)
+    # What answered: part of the key of a declared node's call (runs.engine.calls.keys); for
+    # a captured call, what the answer said it came from. Blank: captured before 0012.
+    provider = models.CharField(max_length=10, choices=Provider.choices, blank=True)
     model_requested = models.CharField(max_length=200)
     model_answered = models.CharField(max_length=200, blank=True)
     # The key's components (messages, model, …) so a miss can name what differed.

@@ -61,6 +61,7 @@ tool_specs = st.lists(
 )
 
 COMPONENT_STRATEGIES: dict[str, st.SearchStrategy] = {
+    "provider": st.sampled_from(["simulator", "endpoint"]),
     "model": text,
     "temperature": st.floats(min_value=0.0, max_value=2.0) | st.integers(0, 2),
     "messages": messages,

@@ -685,12 +685,16 @@ def test_a_dead_provider_replays_cached_runs_and_fails_misses_at_once(
     assert_unchanged_replay(research_run, run_fork(research_run, "plan"))
 
     started = time.monotonic()
-    fork = run_fork(research_run, "plan", "prompt", "Plan a study of phone outreach costs.")
+    # The run was the simulator's: the dead endpoint is asked only when the fork says so.
+    fork = run_fork(
+        research_run, "plan", "prompt", "Plan a study of phone outreach costs.", provider="endpoint"
+    )
     assert time.monotonic() - started < 5
     assert fork.status == Run.Status.FAILED
     plan = step(fork, "plan")
     assert plan.status == Node.Status.FAILED
     assert "cannot reach" in plan.error and "connection refused" in plan.error
+    assert "the base URL comes from REWIND_LLM_BASE_URL" in plan.error  # where it was set
     assert fork.error.startswith("plan:")
     assert Node.objects.filter(run=fork).count() == 1
 
@@ -733,7 +737,10 @@ def test_credentials_in_the_base_url_never_land_in_the_database(
     dead = closed_port_url().replace("http://", "http://rewind:pw-canary-93b1@")
     rewind_settings.REWIND_LLM_BASE_URL = dead
     rewind_settings.REWIND_LLM_MODEL = "rewind-sim-1"
-    fork = run_fork(research_run, "plan", "prompt", "Plan again.")
+    with pytest.raises(ForkError) as refused:  # the simulator's run, an endpoint configured
+        create_fork(research_run, "plan", "prompt", "Plan again.")
+    assert "127.0.0.1" in str(refused.value) and "pw-canary-93b1" not in str(refused.value)
+    fork = run_fork(research_run, "plan", "prompt", "Plan again.", provider="endpoint")
     assert fork.status == Run.Status.FAILED
     assert "pw-canary-93b1" not in database_dump()
 

@@ -2,7 +2,9 @@
 
 A key covers every request parameter that can change an answer and nothing else: never the
 API key, the base URL, a run id or a timestamp. That is what lets an unchanged replay hit
-every entry, and a cached run replay against a dead provider.
+every entry, and a cached run replay against a dead provider. What answers — the offline
+simulator or an endpoint (``PROVIDER_IDENTITIES``) — does change the answer, so it is part of
+an LLM key: a simulator's answer is never served as a real model's, nor the reverse.
 """
 
 from __future__ import annotations
@@ -13,11 +15,16 @@ from typing import Any
 from runs.hashing import canonical_json, length_prefixed, sha256_text
 
 # Bump when the key layout changes: old entries become misses, never wrong hits.
-LLM_KEY_VERSION = "rewind-llm-key/1"
+LLM_KEY_VERSION = "rewind-llm-key/2"  # 2: the provider identity is a component
 TOOL_KEY_VERSION = "rewind-tool-key/1"
+
+# What answered a call: Rewind's offline simulator, or an endpoint (any base URL: the URL itself
+# is not part of a key, so a cached run replays against a moved or dead provider).
+PROVIDER_IDENTITIES = ("simulator", "endpoint")
 
 # Order matters: it is the order the parts are hashed in, and the order a miss is explained in.
 LLM_KEY_COMPONENTS = (
+    "provider",
     "model",
     "temperature",
     "messages",
@@ -44,7 +51,7 @@ def llm_key_parts(request: Mapping[str, Any]) -> dict[str, str]:
         value = request.get(name)
         if name == "temperature":
             parts[name] = repr(float(value if value is not None else 0.0))
-        elif name in {"model", "code_version"}:
+        elif name in {"provider", "model", "code_version"}:
             parts[name] = str(value or "")
         else:
             parts[name] = canonical_json(value)

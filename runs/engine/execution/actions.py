@@ -28,8 +28,20 @@ from runs.engine.calls.pricing import cost_usd
 from runs.engine.errors import NodeFailure, OverrideError, storable_text, unstorable_reason
 from runs.engine.execution.artifacts import write_artifact
 from runs.engine.forking.overrides import Override
-from runs.engine.providers.client import ChatClient, ChatRequest, ProviderError, redact
-from runs.engine.providers.config import ProviderConfig, api_key, make_client
+from runs.engine.providers.client import (
+    ChatClient,
+    ChatRequest,
+    ProviderError,
+    TransportError,
+    redact,
+)
+from runs.engine.providers.config import (
+    ProviderConfig,
+    ProviderMismatch,
+    api_key,
+    check_identity,
+    make_client,
+)
 from runs.hashing import content_sha256, semantic_state, sha256_bytes
 
 
@@ -74,7 +86,10 @@ class RunContext:
     live: bool
     model: str
     temperature: float
-    provider: ProviderConfig
+    provider: ProviderConfig  # the endpoint configured now (base URL, key)
+    # What answers this run's declared llm calls ("simulator" | "endpoint"): the run's own,
+    # inherited by forks; a call the configured endpoint would answer as the other is refused.
+    identity: str
     artifact_dir: Path
     data_dir: Path
     occurrences: Counter = field(default_factory=Counter)
@@ -114,6 +129,10 @@ class RunContext:
     def client(self) -> ChatClient:
         # Made on the first cache miss only: a fully cached run never touches the provider.
         if self._client is None:
+            try:
+                check_identity(self.run_id, self.identity, self.provider)
+            except ProviderMismatch as exc:
+                raise NodeFailure(str(exc)) from None
             self._client = make_client(self.provider)
         return self._client
 
@@ -190,6 +209,7 @@ def run_llm(spec: LLMNode, view: dict, ctx: RunContext, record: StepRecord) -> A
         return overrides["output"].value
 
     request = {
+        "provider": ctx.identity,
         "model": model,
         "temperature": temperature,
         "messages": messages,
@@ -243,8 +263,14 @@ def _call_llm(
     try:
         response = ctx.client().complete(chat)
     except ProviderError as exc:
+        # A connection that failed says which endpoint it tried and where that was set.
+        origin = (
+            f" (the base URL comes from {ctx.provider.origin})"
+            if isinstance(exc, TransportError) and ctx.provider.origin
+            else ""
+        )
         raise NodeFailure(
-            redact(f"provider error: {exc}", api_key()), raw=getattr(exc, "raw", "") or ""
+            redact(f"provider error: {exc}{origin}", api_key()), raw=getattr(exc, "raw", "") or ""
         ) from None
     record.model_answered = response.model
     record.prompt_tokens = response.prompt_tokens
@@ -271,6 +297,7 @@ def _call_llm(
         key=record.cache_key,
         occurrence=occurrence,
         node_name=spec.name,
+        provider=ctx.identity,
         model_requested=chat.model,
         model_answered=response.model,
         request=request,

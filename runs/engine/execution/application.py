@@ -26,7 +26,7 @@ from runs.engine.errors import NodeFailure
 from runs.engine.execution.actions import NodeAction, RunContext
 from runs.engine.execution.persister import PARTITION_KEY, DjangoPersister
 from runs.engine.forking.overrides import Override
-from runs.engine.providers.config import current_config
+from runs.engine.providers.config import current_config, identity_of
 from runs.models import LLMCacheEntry, Node, ToolCacheEntry
 
 
@@ -85,6 +85,7 @@ def make_context(
         or (config.model if isinstance(pipeline, BurrApp) else config.require_model()),
         temperature=float(provider.get("temperature") or 0.0),
         provider=config,
+        identity=identity_of(provider),
         artifact_dir=Path(settings.REWIND_ARTIFACT_DIR),
         data_dir=Path(settings.REWIND_DATA_DIR),
         occurrences=Counter(n.cache_key for n in prior if n.kind == "llm" and n.cache_key),

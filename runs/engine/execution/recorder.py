@@ -60,6 +60,9 @@ def step_failure(calls: StepCalls | None, exception: BaseException | None) -> Ba
         return NodeFailure(calls.refused)
     call = calls.invalid_answer() if calls is not None else None
     if call is None:
+        if exception is not None and calls is not None and calls.unreachable:
+            # "Connection error." alone does not say where the step tried to go, or why there.
+            return NodeFailure(f"{failure_message(exception)} — {calls.unreachable}")
         return exception
     message = call.error
     if exception is not None:

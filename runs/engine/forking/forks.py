@@ -9,10 +9,19 @@ from typing import Any
 
 from django.db import transaction
 
+from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.registry import get_pipeline
-from runs.engine.errors import ForkError
+from runs.engine.calls.keys import PROVIDER_IDENTITIES
+from runs.engine.errors import ForkError, RewindError
 from runs.engine.forking import preview
 from runs.engine.forking.overrides import Override, parse_override
+from runs.engine.providers.config import (
+    ProviderMismatch,
+    check_identity,
+    current_config,
+    identity_of,
+    snapshot_as,
+)
 from runs.models import Edge, Node, Run
 
 
@@ -25,6 +34,9 @@ class Fork:
     override: Override | None  # None: an unchanged replay
     live: bool = False
     allow_network: bool = False  # a replay may reach the network it did not record
+    # What answers the fork's llm calls when not the source's ("simulator" | "endpoint"):
+    # asked for by name (``--provider``), never taken silently from this process's settings.
+    provider: str | None = None
 
 
 _NUMBER = re.compile(r"[0-9]{1,9}")
@@ -59,6 +71,7 @@ def resolve_fork(
     from_text: bool = True,
     live: bool = False,
     allow_network: bool = False,
+    provider: str | None = None,
 ) -> Fork:
     """Everything that can be wrong with a fork, checked once, before anything is written.
 
@@ -67,13 +80,14 @@ def resolve_fork(
     otherwise it is already a JSON value (the API)."""
     _check_finished(source)
     target = find_node(source, node)
+    options = {"live": live, "allow_network": allow_network, "provider": provider}
     if field is None:
-        return fork_at(source, target, None, live=live, allow_network=allow_network)
+        return fork_at(source, target, None, **options)
     spec = get_pipeline(source.pipeline).node(target.name)
     if getattr(spec, "artifact", False) and field == "output" and from_text:
         from_text = False  # an artifact's output is text, not JSON
     override = parse_override(spec, target, field, value, from_text=from_text)
-    return fork_at(source, target, override, live=live, allow_network=allow_network)
+    return fork_at(source, target, override, **options)
 
 
 def fork_at(
@@ -83,11 +97,38 @@ def fork_at(
     *,
     live: bool = False,
     allow_network: bool = False,
+    provider: str | None = None,
 ) -> Fork:
     """A fork at ``target`` (a step of ``source``) with an override already parsed — by the
     fork editor's form, which parses the one field that changed."""
     _check_finished(source)
-    return Fork(source, target, override, live, allow_network)
+    if provider is not None and provider not in PROVIDER_IDENTITIES:
+        raise ForkError(f"--provider is {' or '.join(PROVIDER_IDENTITIES)}, not {provider!r}")
+    if provider == identity_of(source.provider):
+        provider = None  # what answered the source answers the fork: nothing to switch
+    fork = Fork(source, target, override, live, allow_network, provider)
+    _check_provider(fork)
+    return fork
+
+
+def _check_provider(fork: Fork) -> None:
+    """A fork that will call its provider (a change, or live mode) is refused here when this
+    process's configuration would answer as another identity than the run's — the worker
+    checks again before its first call, since its configuration is the one that counts. An
+    unchanged replay is not refused: answered from the cache, it calls nobody."""
+    if fork.override is None and not fork.live:
+        return
+    try:
+        pipeline = get_pipeline(fork.source.pipeline)
+    except RewindError:
+        return  # an app this server does not know: the fork itself says so
+    if isinstance(pipeline, BurrApp):
+        return  # the app's own client decides where its calls go; each records what answered
+    identity = fork.provider or identity_of(fork.source.provider)
+    try:
+        check_identity(fork.source.pk, identity, current_config())
+    except ProviderMismatch as exc:
+        raise ForkError(str(exc)) from None
 
 
 def _check_finished(source: Run) -> None:
@@ -119,7 +160,9 @@ def make_fork(fork: Fork) -> Run:
             inputs=source.inputs,
             turns=source.turns,
             halt=source.halt,
-            provider=source.provider,
+            provider=(
+                snapshot_as(source.provider, fork.provider) if fork.provider else source.provider
+            ),
             parent=source,
             root_id=source.root_id or source.pk,
             fork_node=target.name,

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -22,6 +24,10 @@ KEY_VARIABLES = ("REWIND_API_KEY", "OPENAI_API_KEY")
 
 class ProviderConfigError(RewindError):
     pass
+
+
+class ProviderMismatch(ProviderConfigError):  # noqa: N818 — reads as what it reports
+    """A run answered by one provider identity would now be answered by the other."""
 
 
 def api_key() -> str | None:
@@ -39,10 +45,24 @@ class ProviderConfig:
     model: str
     temperature: float
     timeout: float
+    # Where the endpoint came from, for messages: "the settings page", "REWIND_LLM_BASE_URL",
+    # "REWIND_LLM_PRESET", or "" for the simulator (no base URL set anywhere).
+    origin: str = ""
 
     @property
     def is_simulator(self) -> bool:
         return self.preset == "simulator"
+
+    @property
+    def identity(self) -> str:
+        """What answers calls made through this configuration (runs.engine.calls.keys)."""
+        return "simulator" if self.is_simulator else "endpoint"
+
+    def describe(self) -> str:
+        """The endpoint and where it was configured, for a message: never the key."""
+        if self.is_simulator:
+            return "the offline simulator (no base URL is set: REWIND_LLM_BASE_URL, settings page)"
+        return f"{strip_credentials(self.base_url)} (from {self.origin or 'the configuration'})"
 
     @property
     def has_key(self) -> bool:
@@ -115,6 +135,13 @@ def current_config() -> ProviderConfig:
     saved = ProviderSettings.load()
     preset = (saved.preset or settings.REWIND_LLM_PRESET).lower()
     base_url = saved.base_url or settings.REWIND_LLM_BASE_URL
+    origin = (
+        "the settings page"
+        if saved.base_url or (saved.preset and saved.preset != "simulator")
+        else "REWIND_LLM_BASE_URL"
+        if settings.REWIND_LLM_BASE_URL
+        else "REWIND_LLM_PRESET"
+    )
     model_default = saved.model or settings.REWIND_LLM_MODEL
     temperature = (
         saved.temperature if saved.temperature is not None else settings.REWIND_LLM_TEMPERATURE
@@ -143,6 +170,47 @@ def current_config() -> ProviderConfig:
         model=model,
         temperature=temperature,
         timeout=settings.REWIND_LLM_TIMEOUT,
+        origin="" if preset == "simulator" else origin,
+    )
+
+
+def identity_of(snapshot: Mapping[str, Any]) -> str:
+    """What answered a run's own llm calls, from its provider snapshot. Forks inherit it with
+    the snapshot: only ``snapshot_as`` (``--provider``) changes it."""
+    return "simulator" if snapshot.get("simulator") else "endpoint"
+
+
+def snapshot_as(snapshot: Mapping[str, Any], identity: str) -> dict[str, Any]:
+    """A fork's snapshot when it asks another provider identity to answer: the run's model
+    and temperature, the identity (and, for the simulator, its preset and URL) changed."""
+    changed = dict(snapshot)
+    if identity == "simulator":
+        changed.update(preset="simulator", base_url=SIMULATOR_BASE_URL, simulator=True)
+    else:
+        config = current_config()
+        changed["simulator"] = False
+        if not config.is_simulator:
+            changed.update(preset=config.preset, base_url=strip_credentials(config.base_url))
+    return changed
+
+
+def check_identity(run_id: int | None, identity: str, config: ProviderConfig) -> None:
+    """Refuse to let ``config`` answer a run whose calls ``identity`` answered: a simulator
+    answer stored as a real model's (or the reverse) would poison every later fork."""
+    if config.identity == identity:
+        return
+    run = f"run {run_id}" if run_id is not None else "the run"
+    if identity == "endpoint":
+        raise ProviderMismatch(
+            f"{run} was answered by a model endpoint, but no base URL is configured here, so "
+            "the offline simulator would answer: set REWIND_LLM_BASE_URL (and the key) where "
+            "it runs, or fork with --provider simulator to let the simulator answer (its "
+            "answers are kept apart from the endpoint's)"
+        )
+    raise ProviderMismatch(
+        f"{run} was answered by the offline simulator, but this server is configured for "
+        f"{config.describe()}: fork with --provider endpoint to ask that endpoint (its answers "
+        "are kept apart from the simulator's), or unset the base URL"
     )
 
 

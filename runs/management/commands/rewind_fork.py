@@ -4,6 +4,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from runs.engine.calls.keys import PROVIDER_IDENTITIES
 from runs.engine.forking.forks import make_fork, preview_fork, resolve_fork
 from runs.management.base import RewindCommand
 
@@ -30,6 +31,13 @@ class Command(RewindCommand):
         self.add_execution_arguments(parser, "fork")
         self.add_network_argument(parser)
         parser.add_argument(
+            "--provider",
+            choices=PROVIDER_IDENTITIES,
+            help="what answers the fork's llm calls when it is not what answered the run: "
+            "'simulator' lets the offline simulator answer a run made against an endpoint, "
+            "'endpoint' the configured endpoint a simulator run (their answers are cached apart)",
+        )
+        parser.add_argument(
             "--dry-run",
             action="store_true",
             help="only show the dirty set: which steps would run live, at what projected token cost",
@@ -47,6 +55,7 @@ class Command(RewindCommand):
         fork = resolve_fork(
             source, options["node"], field, value,
             live=options["live"], allow_network=options["allow_network"],
+            provider=options["provider"],
         )  # fmt: skip
         if options["dry_run"]:
             self.show_preview(preview_fork(fork), options["json"])

@@ -12,6 +12,7 @@
 - ``guard``          hermetic replays: a connection the capture did not make is refused
                      (or, in a live step, written down as a warning)
 - ``misses``         a replayed call with no entry: the nearest recorded call, what differs
+- ``unreachable``    a call that could not connect: the endpoint, and where its URL came from
 - ``aiohttp_adapter`` ``aiohttp``: ``ClientSession._request`` (websockets pass through)
 - ``httpclient_adapter`` ``http.client`` and so ``urllib.request``: ``HTTPConnection``'s request
                      methods and ``getresponse``

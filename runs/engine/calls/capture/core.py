@@ -33,10 +33,11 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from runs.engine.calls import cache
-from runs.engine.calls.capture import branches, misses, redaction, wire
+from runs.engine.calls.capture import branches, misses, redaction, unreachable, wire
 from runs.engine.calls.inflight import call_lock
 from runs.engine.calls.pricing import cost_usd
 from runs.engine.errors import NodeFailure
+from runs.engine.providers.simulator import SIMULATOR_HEADER
 from runs.hashing import canonical_json, length_prefixed, sha256_text
 
 HTTP_KEY_VERSION = "rewind-http-key/1"
@@ -136,6 +137,9 @@ class Call:
     method: str = ""
     branch: list[int] = field(default_factory=list)  # the thread the step handed it to
     format: str = ""  # the LLM wire format: openai | anthropic | gemini | ollama
+    # What answered an LLM call: "simulator" (Rewind's offline simulator says so in a header
+    # of every answer) or "endpoint"; kept on the cache entry, so a replay shows it too.
+    provider: str = ""
     cached_tokens: int = 0
     error: str = ""  # why it got no usable answer (redacted)
     # Not recorded: the credentials of the request, to redact them wherever they show up.
@@ -179,6 +183,9 @@ class StepCalls:
     # Why the capture stopped the step (a refused connection, a miss), whatever the library
     # made of the exception on its way up (an SDK may retry it, or wrap it as "Connection error").
     refused: str = ""
+    # The first call that could not connect: the endpoint it tried and where that URL came
+    # from (``unreachable``), added to the step's error whatever the library made of it.
+    unreachable: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __enter__(self) -> StepCalls:
@@ -257,6 +264,7 @@ class StepCalls:
         call.status = int(stored["status"])
         if call.kind == "llm":
             call.model_answered = entry.model_answered
+            call.provider = entry.provider
         self._add(call)
         return Answer(call.status, dict(stored.get("headers") or {}), _body_bytes(stored))
 
@@ -273,6 +281,8 @@ class StepCalls:
         ok = 200 <= answer.status < 300
         if call.kind == "llm":
             fmt = call.wire_format
+            simulated = SIMULATOR_HEADER.lower() in {name.lower() for name in answer.headers}
+            call.provider = "simulator" if simulated else "endpoint"
             usage = wire.usage_of(fmt, answer.body, answer.content_type)
             call.model_answered = usage.model
             call.prompt_tokens = usage.prompt_tokens
@@ -314,6 +324,7 @@ class StepCalls:
                 key=call.key,
                 occurrence=call.occurrence,
                 node_name=self.action,
+                provider=call.provider,
                 model_requested=call.model_requested,
                 model_answered=call.model_answered,
                 request=described,
@@ -335,10 +346,14 @@ class StepCalls:
             )
         call.entry = f"{call.kind}:{entry.pk}"
 
-    def failed(self, call: Call, started: float, error: BaseException) -> None:
+    def failed(self, call: Call, started: float, error: BaseException, url: str = "") -> None:
         """A call that got no answer (a transport error): recorded, never cached."""
         call.latency_ms = round((time.perf_counter() - started) * 1000, 3)
         call.error = redaction.redact_text(f"{type(error).__name__}: {error}", call.secrets)
+        if url and unreachable.is_unreachable(error):
+            hint = redaction.redact_text(unreachable.describe(url, error), call.secrets)
+            with self.lock:
+                self.unreachable = self.unreachable or hint
         self._add(call)
 
     # -- the whole exchange, for adapters -------------------------------------------------
@@ -367,7 +382,7 @@ class StepCalls:
                 with sending():
                     answer, native = send(replaced)
             except Exception as exc:
-                self.failed(call, started, exc)
+                self.failed(call, started, exc, out.url)
                 raise
             self.recorded(call, described, answer, started)
             return answer, native
@@ -391,7 +406,7 @@ class StepCalls:
             with sending():
                 answer, native = await send(replaced)
         except Exception as exc:
-            self.failed(call, started, exc)
+            self.failed(call, started, exc, out.url)
             raise
         self.recorded(call, described, answer, started, now=False)  # stored at the step's end
         return answer, native

@@ -34,6 +34,9 @@ from .tools import _tool_call, _tool_plan, _tool_result_answer, _ToolCall
 
 SIMULATOR_MODEL = "rewind-sim-1"
 SIMULATOR_BASE_URL = "simulator://local"
+# Every answer says it is the simulator's: a captured call records what answered it, so a
+# simulator's answer is labelled as one wherever it shows (runs.engine.calls.capture.core).
+SIMULATOR_HEADER = "X-Rewind-Simulator"
 SIMULATOR_FINGERPRINT = "rewind-simulator"
 SIMULATOR_EMBEDDING_DIMENSIONS = 64
 SIMULATOR_IMAGE_HOST = "https://simulator.invalid/images"
@@ -415,15 +418,25 @@ class Simulator(_ResponsesAPI, _AnthropicAPI, _GeminiAPI, _OllamaAPI):
                 return http.Response(
                     reply.status,
                     content=_sse(reply.events),
-                    headers={"Content-Type": "text/event-stream"},
+                    headers={
+                        "Content-Type": "text/event-stream",
+                        SIMULATOR_HEADER: SIMULATOR_MODEL,
+                    },
                 )
             if reply.lines is not None:
                 return http.Response(
                     reply.status,
                     content=_ndjson(reply.lines),
-                    headers={"Content-Type": "application/x-ndjson"},
+                    headers={
+                        "Content-Type": "application/x-ndjson",
+                        SIMULATOR_HEADER: SIMULATOR_MODEL,
+                    },
                 )
-            return http.Response(reply.status, json=reply.body if reply.body is not None else {})
+            return http.Response(
+                reply.status,
+                json=reply.body if reply.body is not None else {},
+                headers={SIMULATOR_HEADER: SIMULATOR_MODEL},
+            )
 
         return http.MockTransport(handler)
 
@@ -448,6 +461,7 @@ class Simulator(_ResponsesAPI, _AnthropicAPI, _GeminiAPI, _OllamaAPI):
                     )
                     self.send_header("Cache-Control", "no-cache")
                     self.send_header("Connection", "close")
+                    self.send_header(SIMULATOR_HEADER, SIMULATOR_MODEL)
                     self.end_headers()
                     for item in reply.events or reply.lines or []:
                         self.wfile.write(_sse([item]) if sse else _ndjson([item]))
@@ -458,6 +472,7 @@ class Simulator(_ResponsesAPI, _AnthropicAPI, _GeminiAPI, _OllamaAPI):
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                self.send_header(SIMULATOR_HEADER, SIMULATOR_MODEL)
                 self.end_headers()
                 self.wfile.write(data)
 
