@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -24,3 +25,11 @@ def usd(value: Any, places: int = 6) -> str:
         return f"${Decimal(str(value)):.{int(places)}f}"
     except (InvalidOperation, ValueError, TypeError):
         return "—"
+
+
+@register.filter
+def compact_json(value: Any, limit: int = 300) -> str:
+    """A value as one line of JSON, cut at ``limit`` characters (the whole value is shown
+    elsewhere on the page: the state's details)."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -242,3 +242,49 @@ def test_an_unfinished_run_offers_no_fork(signed_in, run_row, node_row):
     text = inspect(signed_in, run, 0)
 
     assert "Fork from here" not in text
+
+
+# --- the state after a step -----------------------------------------------------------------
+
+
+def test_it_shows_the_state_after_the_step_and_what_changed_since_the_step_before(
+    signed_in, research_run
+):
+    """Burr's own UI shows the whole state after each step and the delta from the step
+    before; the inspector too (Burr's ``__`` keys left out)."""
+    plan, research = research_run.nodes.order_by("sequence_id")[:2]
+
+    first = inspect(signed_in, research_run, plan.sequence_id)
+    second = inspect(signed_in, research_run, research.sequence_id)
+
+    assert "State after this step" in first and "The first step" in first
+    assert f"since step {plan.sequence_id} (plan)" in second
+    assert "<code>research</code> <span class=\"muted\">added</span>" in second
+    assert "<code>plan" not in second.split("Whole state")[0].split("State after this step")[1]
+    assert "__SEQUENCE_ID" not in second
+    assert escape('"plan":') in second.split("Whole state")[1]  # the whole state holds plan
+
+
+def test_an_inherited_step_shows_its_executors_state(signed_in, research_run, run_fork):
+    fork = run_fork(research_run, "analyse", "args.cost_scale", "3")
+    research = fork.nodes.get(name="research")
+    assert research.cache_source == "inherited"
+
+    page = inspect(signed_in, fork, research.sequence_id)
+
+    assert "No state was recorded" not in page
+    assert "<code>research</code> <span class=\"muted\">added</span>" in page
+
+
+def test_the_state_delta_is_key_by_key_with_the_leaves_that_changed_inside_a_key():
+    from runs.stateview import _changes
+
+    before = {"count": 1, "chat": [{"role": "user", "content": "hi"}], "gone": 3}
+    after = {"count": 2, "chat": [{"role": "user", "content": "hi"}, {"role": "ai"}], "new": {}}
+
+    assert _changes(before, after) == [
+        {"path": "count", "change": "changed", "a": 1, "b": 2},
+        {"path": "chat[1].role", "change": "added", "a": None, "b": "ai"},
+        {"path": "new", "change": "added", "a": None, "b": {}},
+        {"path": "gone", "change": "removed", "a": 3, "b": None},
+    ]

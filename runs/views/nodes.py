@@ -24,6 +24,7 @@ from runs.presenters import (
     step_calls,
     unregistered,
 )
+from runs.stateview import step_state
 from runs.tasks import enqueue_run
 from runs.views.common import _get_node, _get_run, _go
 from runs.views.runs import graph_context, run_context, run_steps
@@ -38,10 +39,14 @@ def _inspector_context(run: Run, node: Node, steps: list[Node]) -> dict:
     visit this is."""
     index = next(i for i, step in enumerate(steps) if step.pk == node.pk)
     visits = [step.sequence_id for step in steps if step.name == node.name]
+    previous = steps[index - 1] if index > 0 else None
+    after = step_state(node, previous)
     return {
         "run": run,
         "node": node,
-        "previous_step": steps[index - 1] if index > 0 else None,
+        "previous_step": previous,
+        "step_state": after,
+        "state_json": pretty_json(after.state) if after.state is not None else "",
         "next_step": steps[index + 1] if index + 1 < len(steps) else None,
         "visit": visits.index(node.sequence_id) + 1,
         "visits": len(visits),
