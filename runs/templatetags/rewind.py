@@ -24,3 +24,12 @@ def usd(value: Any, places: int = 6) -> str:
         return f"${Decimal(str(value)):.{int(places)}f}"
     except (InvalidOperation, ValueError, TypeError):
         return "—"
+
+
+@register.filter
+def thousands(value: Any) -> str:
+    """``{{ spend.tokens|thousands }}``: ``1,840`` (the same as the budget's messages)."""
+    try:
+        return f"{int(value):,}"
+    except (ValueError, TypeError):
+        return "—"
