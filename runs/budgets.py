@@ -159,12 +159,14 @@ def refusal(budget: Budget, spend: Spend, projection: Projection) -> str | None:
         if usd_left is not None and usd_left <= 0:
             return f"{_left_usd(budget, usd_left)}; {projection.what} cannot be estimated"
         return None
+    if need_tokens == 0:  # served by the cache: free, whatever is left (even overspent)
+        return None
     if tokens_left is not None and need_tokens > tokens_left:
         return (
             f"{projection.what} would use about {need_tokens:,} tokens; "
             f"{_left_tokens(budget, tokens_left)}"
         )
-    if usd_left is None or need_tokens == 0:
+    if usd_left is None:
         return None
     if need_usd is None:
         if budget.tokens is not None and usd_left > 0:
