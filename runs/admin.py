@@ -271,6 +271,8 @@ class RunAdmin(ReadOnlyAdmin):
             "Times",
             {"fields": ("created_at", "started_at", "finished_at", "heartbeat_at")},
         ),
+        # Who started it (none: a command or a program) and what the daily budget reserved.
+        ("Budget", {"fields": ("created_by", "projected_tokens", "projected_cost_usd")}),
     )
     readonly_fields = flatten_fieldsets(fieldsets)
 

@@ -3,7 +3,8 @@
 Every answer is JSON, errors included (``{"error": "..."}``): 400 for a body that is not a
 JSON object, is nested deeper than ``BODY_DEPTH`` or holds a value of the wrong type
 (the message names the field), 401 for an anonymous caller, 404, 405 (with ``Allow``), 413 for
-a body over ``max_body_bytes()``, 415 for a body that is not ``application/json``. A 500 is
+a body over ``max_body_bytes()``, 415 for a body that is not ``application/json``, 429 (with
+``Retry-After``) for work over the user's daily budget (``runs.budgets``). A 500 is
 answered by ``rewind_site.urls.handler500`` after Django has logged it on ``django.request``.
 
 The views stay thin: the body is checked here, everything else is the engine's.
@@ -22,11 +23,13 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.csrf import csrf_failure as html_csrf_failure
 
+from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted, seconds_to_renewal
+from runs.engine.analysis.projection import NewRun, projected_cost
 from runs.engine.analysis.report import run_json
 from runs.engine.calls.keys import PROVIDER_IDENTITIES
 from runs.engine.errors import RewindError
 from runs.engine.execution.new_runs import create_run
-from runs.engine.forking.forks import create_fork
+from runs.engine.forking.forks import make_fork, resolve_fork
 from runs.jsontext import MAX_JSON_DEPTH, JSONTextError, nesting_depth_exceeds, parse_json
 from runs.models import Run
 from runs.tasks import enqueue_run
@@ -48,6 +51,13 @@ def error(status: int, message: str) -> JsonResponse:
     return JsonResponse(
         {"error": message}, status=status, json_dumps_params={"ensure_ascii": False}
     )
+
+
+def over_budget(exc: BudgetExceeded) -> JsonResponse:
+    """429 with what is left today, and ``Retry-After``: the seconds until the budget renews."""
+    response = error(BUDGET_STATUS, str(exc))
+    response["Retry-After"] = str(seconds_to_renewal())
+    return response
 
 
 def endpoint(*methods: str, public: bool = False) -> Callable:
@@ -211,15 +221,20 @@ def run_detail(request: HttpRequest, run_id: int) -> JsonResponse:
 def run_create(request: HttpRequest) -> JsonResponse:
     """``POST /api/runs`` ``{"pipeline", "inputs", "model", "temperature", "live"}`` → 201."""
     body = checked(json_body(request), RUN_FIELDS)
+    pipeline = body.get("pipeline", settings.REWIND_DEFAULT_PIPELINE)
     try:
-        run = create_run(
-            body.get("pipeline", settings.REWIND_DEFAULT_PIPELINE),
-            body.get("inputs", {}),
-            model=body.get("model"),
-            temperature=body.get("temperature"),
-            live=body.get("live", False),
-            from_text=False,
-        )
+        with admitted(request.user, lambda: projected_cost(NewRun(pipeline))) as admission:
+            run = create_run(
+                pipeline,
+                body.get("inputs", {}),
+                model=body.get("model"),
+                temperature=body.get("temperature"),
+                live=body.get("live", False),
+                from_text=False,
+            )
+            admission.record(run)
+    except BudgetExceeded as exc:
+        return over_budget(exc)
     except RewindError as exc:
         raise ApiError(400, str(exc)) from None
     enqueue_run(run)
@@ -241,7 +256,7 @@ def fork_create(request: HttpRequest, run_id: int) -> JsonResponse:
         raise ApiError(400, "value is given without a field to set it on")
     source = _run(run_id)
     try:
-        fork = create_fork(
+        wanted = resolve_fork(
             source,
             str(body["node"]),
             field,
@@ -250,6 +265,11 @@ def fork_create(request: HttpRequest, run_id: int) -> JsonResponse:
             live=body.get("live", False),
             provider=body.get("provider"),
         )
+        with admitted(request.user, lambda: projected_cost(wanted)) as admission:
+            fork = make_fork(wanted)
+            admission.record(fork)
+    except BudgetExceeded as exc:
+        return over_budget(exc)
     except RewindError as exc:
         raise ApiError(400, str(exc)) from None
     enqueue_run(fork)

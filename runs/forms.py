@@ -474,6 +474,24 @@ class SettingsForm(forms.Form):
     )
     model = forms.CharField(required=False, max_length=200)
     temperature = forms.FloatField(required=False, min_value=0.0, max_value=MAX_TEMPERATURE)
+    # The daily budget of each non-staff user (runs.budgets); blank is no limit.
+    daily_tokens = forms.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=2**31 - 1,
+        label="Daily tokens per user",
+        help_text="blank: no limit",
+    )
+    daily_usd = forms.DecimalField(
+        required=False,
+        min_value=0,
+        max_digits=10,
+        decimal_places=2,
+        label="Daily dollars per user",
+        help_text="blank: no limit",
+    )
+
+    BUDGET_FIELDS = ("daily_tokens", "daily_usd")
 
     def clean_base_url(self) -> str:
         url = self.cleaned_data["base_url"]

@@ -265,6 +265,21 @@ class Run(models.Model):
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="samples"
     )
     sample_count = models.PositiveIntegerField(default=0)
+    # Who started the run from the dashboard or the API; null for a run made by a command or
+    # recorded from a program (the operator's, never limited by a budget: runs.budgets).
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        db_index=False,  # the index below leads with it: a user's runs of a day
+    )
+    # What the daily budget reserved for the run when it was queued (runs.budgets): counted
+    # against the day until the run has finished, then its live steps count instead. Null: no
+    # estimate (a new run of a pipeline with no history) or, for the cost, unknown.
+    projected_tokens = models.IntegerField(null=True, blank=True)
+    projected_cost_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
 
     objects = RunQuerySet.as_manager()
 
@@ -273,6 +288,7 @@ class Run(models.Model):
         indexes = [
             models.Index(fields=["status"]),
             models.Index(fields=["pipeline", "-created_at"]),
+            models.Index(fields=["created_by", "created_at"], name="run_user_day"),
         ]
 
     def __str__(self) -> str:
@@ -612,8 +628,8 @@ class BurrState(StoresBlobs):
 
 
 class ProviderSettings(models.Model):
-    """Provider defaults saved from the settings page; blank fields fall back to the
-    environment. One row. The API key is never here: it only ever comes from the environment."""
+    """Provider defaults and the daily budget saved from the settings page; blank provider
+    fields fall back to the environment. One row. The API key is never here: it only ever comes from the environment."""
 
     preset = models.CharField(max_length=20, blank=True)
     base_url = models.CharField(max_length=500, blank=True)
@@ -621,6 +637,10 @@ class ProviderSettings(models.Model):
     temperature = models.FloatField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
     updated_by = models.CharField(max_length=150, blank=True)
+    # What each non-staff user may spend a day (runs.budgets), in tokens and/or dollars of
+    # live LLM calls; null is no limit.
+    daily_tokens = models.PositiveIntegerField(null=True, blank=True)
+    daily_usd = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
 
     class Meta:
         verbose_name = "provider settings"

@@ -33,3 +33,12 @@ def compact_json(value: Any, limit: int = 300) -> str:
     elsewhere on the page: the state's details)."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+@register.filter
+def thousands(value: Any) -> str:
+    """``{{ spend.tokens|thousands }}``: ``1,840`` (the same as the budget's messages)."""
+    try:
+        return f"{int(value):,}"
+    except (ValueError, TypeError):
+        return "—"

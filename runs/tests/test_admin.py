@@ -429,3 +429,19 @@ def test_no_admin_page_shows_an_api_key(admin_client, monkeypatch):
         response = admin_client.get(url)
         assert response.status_code == 200, url
         assert secret not in response.content.decode(), url
+
+
+def test_a_run_page_names_who_started_it_and_what_the_budget_reserved(
+    admin_client, django_user_model
+):
+    ana = django_user_model.objects.create_user("ana")
+    run = Run.objects.create(
+        pipeline="research", created_by=ana, projected_tokens=1598, projected_cost_usd="0.0014"
+    )
+
+    text = admin_client.get(change(run)).content.decode()
+
+    assert (
+        f'<div class="readonly"><a href="/admin/auth/user/{ana.pk}/change/">ana</a></div>' in text
+    )
+    assert '<div class="readonly">1598</div>' in text

@@ -14,7 +14,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django_htmx.http import HttpResponseClientRedirect
 
+from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted
+from runs.engine.analysis.projection import projected_cost
 from runs.engine.errors import RewindError
+from runs.engine.forking.forks import Fork, make_fork
 from runs.models import Node, Run
 from runs.tasks import enqueue_run
 
@@ -45,9 +48,25 @@ def _go(request: HttpRequest, url: str) -> HttpResponse:
 
 
 def _start(request: HttpRequest, make: Callable[[], Run]) -> HttpResponse:
-    """Create a queued run with ``make``, enqueue it and go to its page; a refusal is a 400."""
+    """Queue a run again with ``make``, enqueue it and go to its page; a refusal is a 400."""
     try:
         run = make()
+    except RewindError as exc:
+        return HttpResponseBadRequest(str(exc))
+    enqueue_run(run)
+    return _go(request, reverse("run-detail", args=[run.pk]))
+
+
+def _start_fork(request: HttpRequest, resolve: Callable[[], Fork], what: str) -> HttpResponse:
+    """Make the fork ``resolve`` asks for as the user's, within their daily budget, enqueue
+    it and go to its page; a refusal is a 400, one over the budget a 429 (text)."""
+    try:
+        wanted = resolve()
+        with admitted(request.user, lambda: projected_cost(wanted, what=what)) as admission:
+            run = make_fork(wanted)
+            admission.record(run)
+    except BudgetExceeded as exc:
+        return HttpResponse(str(exc), status=BUDGET_STATUS, content_type="text/plain")
     except RewindError as exc:
         return HttpResponseBadRequest(str(exc))
     enqueue_run(run)

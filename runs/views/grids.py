@@ -8,11 +8,11 @@ fork against the parent.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from django import forms
 from django.core.paginator import Paginator
-from django.db import transaction
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
@@ -20,6 +20,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseStopPolling
 
+from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted
+from runs.engine.analysis.projection import projected_cost
 from runs.engine.apps.domains import Choice, Number
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError, RewindError
@@ -142,7 +144,11 @@ def grid_new(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespons
     if request.method == "POST":
         status = 400  # unless the grid is made below
         if form.is_valid():
-            grid = _make_grid(request, run, node, form)
+            try:
+                grid = _make_grid(request, run, node, form)
+            except BudgetExceeded as exc:
+                form.add_error(None, str(exc))
+                grid, status = None, BUDGET_STATUS
             if grid is not None:
                 for row in grid.rows.select_related("run"):
                     enqueue_run(row.run)
@@ -173,8 +179,10 @@ def _make_grid(request: HttpRequest, run: Run, node: Node, form: GridForm) -> Gr
             form.add_error("values", f"{value!r}: {exc}")
     if form.errors:
         return None
-    with transaction.atomic():
+    project = partial(projected_cost, *requests, what=f"this grid of {len(requests)} forks")
+    with admitted(request.user, project) as admission:  # BudgetExceeded: nothing written
         forks = [make_fork(r) for r in requests]
+        admission.record(*forks)
         return Grid.objects.record(run, node, name, values, forks, created_by=request.user)
 
 

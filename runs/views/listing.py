@@ -31,7 +31,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
+from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted
 from runs.diffview import Change, describe_change
+from runs.engine.analysis.projection import NewRun, projected_cost
 from runs.engine.apps.registry import pipeline_names
 from runs.engine.errors import RewindError
 from runs.forms import NewRunForm, PipelinePickForm, RunFilterForm
@@ -193,15 +195,22 @@ def run_create(request: HttpRequest) -> HttpResponse:
             return HttpResponseBadRequest("bad parameter: " + pick.errors.as_text())
         return _new_run_page(request, NewRunForm(pipeline=pick.chosen()), status=200)
     form = NewRunForm(request.POST)
+    status = 400
     if form.is_valid():
+        wanted = NewRun(form.pipeline_name)
         try:
-            run = form.create()
+            with admitted(request.user, lambda: projected_cost(wanted)) as admission:
+                run = form.create()
+                admission.record(run)
+        except BudgetExceeded as exc:
+            form.add_error(None, str(exc))
+            status = BUDGET_STATUS
         except RewindError:
-            pass
+            pass  # the form holds the reason
         else:
             enqueue_run(run)
             return _go(request, reverse("run-detail", args=[run.pk]))
-    return _new_run_page(request, form, status=400)
+    return _new_run_page(request, form, status=status)
 
 
 def _new_run_page(request: HttpRequest, form: NewRunForm, status: int) -> HttpResponse:

@@ -13,6 +13,8 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_http_methods
 
+from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted
+from runs.engine.analysis.projection import projected_cost
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError, RewindError
 from runs.engine.forking.forks import change_preview, fork_at, make_fork
@@ -117,7 +119,12 @@ def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespon
         if replay or form.is_valid():
             try:
                 # The form parsed the one changed field; that value is the fork's override.
-                fork = make_fork(fork_at(run, node, None if replay else form.override))
+                wanted = fork_at(run, node, None if replay else form.override)
+                with admitted(request.user, lambda: projected_cost(wanted)) as admission:
+                    fork = make_fork(wanted)
+                    admission.record(fork)
+            except BudgetExceeded as exc:
+                error, status = str(exc), BUDGET_STATUS
             except RewindError as exc:
                 error = str(exc)  # e.g. the run is still running: nothing was written
             else:

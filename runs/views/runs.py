@@ -41,7 +41,7 @@ from runs import live
 from runs.diffview import describe_change
 from runs.engine.execution.artifacts import artifact_file, artifact_text
 from runs.engine.execution.leases import resume_run
-from runs.engine.forking.replays import create_replay
+from runs.engine.forking.replays import replay_request
 from runs.graph import run_graph
 from runs.live import Cursor
 from runs.models import Node, Run
@@ -57,7 +57,7 @@ from runs.presenters import (
     timeline_rows_html,
     unregistered,
 )
-from runs.views.common import _get_run, _start
+from runs.views.common import _get_run, _start, _start_fork
 
 SSE_MAX_SECONDS = 600  # a stream ends after this; the browser reconnects (EventSource does)
 SSE_KEEPALIVE_SECONDS = 15  # a comment line while nothing happens, so proxies keep it open
@@ -292,4 +292,4 @@ def run_resume(request: HttpRequest, run_id: int) -> HttpResponse:
 @require_POST
 def run_replay(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _get_run(run_id)
-    return _start(request, lambda: create_replay(run))
+    return _start_fork(request, lambda: replay_request(run), "this replay")

@@ -1,7 +1,9 @@
-"""The provider settings page."""
+"""The settings page: the provider defaults and the daily budget (staff change them), and
+what the signed-in user has spent today."""
 
 from __future__ import annotations
 
+from django.conf import settings as django_settings
 from django.http import (
     HttpRequest,
     HttpResponse,
@@ -11,6 +13,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from runs.budgets import standing
 from runs.engine.providers.config import (
     ProviderConfigError,
     api_key,
@@ -30,7 +33,7 @@ def provider_settings(request: HttpRequest) -> HttpResponse:
             return HttpResponseForbidden("only staff may change settings")
         form = SettingsForm(request.POST)
         if form.is_valid():
-            for name in ("preset", "base_url", "model", "temperature"):
+            for name in ("preset", "base_url", "model", "temperature", *form.BUDGET_FIELDS):
                 setattr(saved, name, form.cleaned_data[name])
             saved.updated_by = request.user.get_username()
             saved.save()
@@ -43,6 +46,8 @@ def provider_settings(request: HttpRequest) -> HttpResponse:
                 "base_url": saved.base_url,
                 "model": saved.model,
                 "temperature": saved.temperature,
+                "daily_tokens": saved.daily_tokens,
+                "daily_usd": saved.daily_usd,
             }
         )
         status = 200
@@ -61,5 +66,7 @@ def provider_settings(request: HttpRequest) -> HttpResponse:
         "has_key": api_key() is not None,
         "saved": saved,
         "can_edit": request.user.is_staff,
+        "standing": standing(request.user),
+        "time_zone": django_settings.TIME_ZONE,
     }
     return render(request, "runs/settings.html", context, status=status)

@@ -4,6 +4,7 @@ different outputs came back — a histogram of output hashes — and which leave
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from django import forms
@@ -14,7 +15,16 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 from django_htmx.http import HttpResponseStopPolling
 
-from runs.engine.analysis.noise import FAILED, MAX_SAMPLES, StepStability, make_samples, stability
+from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted
+from runs.engine.analysis.noise import (
+    FAILED,
+    MAX_SAMPLES,
+    StepStability,
+    make_samples,
+    sample_request,
+    stability,
+)
+from runs.engine.analysis.projection import projected_cost
 from runs.engine.errors import RewindError
 from runs.gridview import hash_colour
 from runs.models import Node, Run
@@ -122,16 +132,25 @@ def run_stability(request: HttpRequest, run_id: int) -> HttpResponse:
     if request.method == "POST":
         nodes = list(run.nodes.order_by("sequence_id"))
         form = SampleForm(nodes, request.POST)
+        status = 400
         if form.is_valid():
+            k = form.cleaned_data["k"]
             try:
-                samples = make_samples(run, form.cleaned_data["k"], form.cleaned_data["node"])
+                wanted = sample_request(run, k, form.cleaned_data["node"])
+                project = partial(projected_cost, *[wanted] * k, what=f"these {k} samples")
+                with admitted(request.user, project) as admission:
+                    samples = make_samples(run, k, request=wanted)
+                    admission.record(*samples)
+            except BudgetExceeded as exc:
+                form.add_error(None, str(exc))
+                status = BUDGET_STATUS
             except RewindError as exc:
                 form.add_error(None, str(exc))
             else:
                 for sample in samples:
                     enqueue_run(sample)
                 return _go(request, reverse("run-stability", args=[run.pk]))
-        return render(request, "runs/stability.html", _context(run, form), status=400)
+        return render(request, "runs/stability.html", _context(run, form), status=status)
     context = _context(run)
     if request.htmx:
         response = render(request, "runs/stability.html#stability-live", context)

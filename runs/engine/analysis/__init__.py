@@ -6,6 +6,7 @@
 - ``export``   a run as a self-contained pytest file and a fixture of what it read
 - ``report``   the run object of the CLI/HTTP JSON contract
 - ``bench``    ``rewind_bench``'s figures, each a ratio to an anchor measured beside it
+- ``projection`` ``projected_cost``: what a request is expected to spend live (budgets)
 
 May import every room below it (``forking``, ``execution``, ``apps``, ``calls``) and
 ``runs.models``; nothing in the engine imports it but ``forking``'s verdicts.

@@ -34,7 +34,7 @@ from django.db.models import F
 
 from runs.engine.analysis.leaves import flatten
 from runs.engine.errors import ForkError
-from runs.engine.forking.forks import make_fork, resolve_fork
+from runs.engine.forking.forks import Fork, make_fork, resolve_fork
 from runs.hashing import canonical_json
 
 if TYPE_CHECKING:
@@ -49,6 +49,7 @@ __all__ = [
     "StepStability",
     "Verdict",
     "make_samples",
+    "sample_request",
     "stability",
     "step_keys",
     "verdicts",
@@ -65,11 +66,9 @@ _ABSENT = "<absent>"
 # --------------------------------------------------------------------------- sampling
 
 
-def make_samples(source: Run, k: int, node: str | None = None) -> list[Run]:
-    """``k`` live, unchanged forks of ``source`` from ``node`` (default: its first step),
-    recorded as its samples; queued, not executed. All or nothing: a refusal writes nothing."""
-    from runs.models import Run
-
+def sample_request(source: Run, k: int, node: str | None = None) -> Fork:
+    """The fork each of ``k`` samples of ``source`` from ``node`` (default: its first step)
+    is — a live, unchanged fork — checked before anything is written or projected."""
     if not 1 <= k <= MAX_SAMPLES:
         raise ForkError(f"k must be between 1 and {MAX_SAMPLES}, got {k}")
     if node is None:
@@ -77,7 +76,18 @@ def make_samples(source: Run, k: int, node: str | None = None) -> list[Run]:
         if first is None:
             raise ForkError(f"run {source.pk} has no steps to sample")
         node = str(first)
-    request = resolve_fork(source, node, live=True)  # checked once, before anything is written
+    return resolve_fork(source, node, live=True)
+
+
+def make_samples(
+    source: Run, k: int, node: str | None = None, *, request: Fork | None = None
+) -> list[Run]:
+    """``k`` live, unchanged forks of ``source`` from ``node`` (default: its first step),
+    recorded as its samples; queued, not executed. All or nothing: a refusal writes nothing.
+    ``request``: the ``sample_request`` already made (the dashboard projects its cost first)."""
+    from runs.models import Run
+
+    request = request or sample_request(source, k, node)
     with transaction.atomic():
         samples = [make_fork(request) for _ in range(k)]
         Run.objects.mark_samples(source, samples)

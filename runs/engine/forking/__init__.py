@@ -5,7 +5,7 @@
 - ``forks``       ``Fork``, ``resolve_fork`` (a request resolved once), ``make_fork``,
                   ``find_node``
 - ``preview``     the fork preview (the dirty set): walks the cache the way the fork will
-- ``replays``     ``create_replay``, ``replay_verdict``
+- ``replays``     ``create_replay`` (``replay_request``: the fork, unwritten), ``replay_verdict``
 - ``batch``       ``rewind_replay --workers N``: replays in N worker processes
 
 May import: ``execution``, ``apps``, ``calls``, ``errors``, ``runs.models``, ``runs.hashing``;

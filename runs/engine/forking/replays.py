@@ -5,13 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from runs.engine.errors import ForkError
-from runs.engine.forking.forks import create_fork
+from runs.engine.forking.forks import Fork, make_fork, resolve_fork
 from runs.engine.forking.overrides import Override
 from runs.models import Node, Run
 
 
 def create_replay(source: Run, *, live: bool = False, allow_network: bool = False) -> Run:
-    """A queued replay that should reproduce ``source`` exactly.
+    """A queued replay that should reproduce ``source`` exactly (``replay_request``)."""
+    return make_fork(replay_request(source, live=live, allow_network=allow_network))
+
+
+def replay_request(source: Run, *, live: bool = False, allow_network: bool = False) -> Fork:
+    """The fork that replays ``source``, resolved and not written yet.
 
     A root run is replayed from its first step with no override. A fork is replayed from its
     own fork point carrying its own override, so the replay re-executes what the fork
@@ -26,8 +31,8 @@ def create_replay(source: Run, *, live: bool = False, allow_network: bool = Fals
         raise ForkError(f"run {source.pk} executed no step; there is nothing to replay")
     override = Override.from_json(source.override)
     if override is None:
-        return create_fork(source, str(first.sequence_id), live=live, allow_network=allow_network)
-    return create_fork(
+        return resolve_fork(source, str(first.sequence_id), live=live, allow_network=allow_network)
+    return resolve_fork(
         source, str(first.sequence_id), override.field, override.value,
         from_text=False, live=live, allow_network=allow_network,
     )  # fmt: skip
