@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 MAX_DEPTH = 32  # the documented limit on nesting in a request body
 RUN_FIELDS = ["inputs", "live", "model", "pipeline", "temperature"]
-FORK_FIELDS = ["field", "live", "node", "value"]
+FORK_FIELDS = ["field", "live", "node", "provider", "value"]
 
 
 def post(client: Client, url: str, body: Any, content_type: str = "application/json", **kw):

@@ -72,6 +72,7 @@ def resolve_fork(
     live: bool = False,
     allow_network: bool = False,
     provider: str | None = None,
+    check_provider: bool = True,
 ) -> Fork:
     """Everything that can be wrong with a fork, checked once, before anything is written.
 
@@ -80,7 +81,12 @@ def resolve_fork(
     otherwise it is already a JSON value (the API)."""
     _check_finished(source)
     target = find_node(source, node)
-    options = {"live": live, "allow_network": allow_network, "provider": provider}
+    options = {
+        "live": live,
+        "allow_network": allow_network,
+        "provider": provider,
+        "check_provider": check_provider,
+    }
     if field is None:
         return fork_at(source, target, None, **options)
     spec = get_pipeline(source.pipeline).node(target.name)
@@ -98,26 +104,27 @@ def fork_at(
     live: bool = False,
     allow_network: bool = False,
     provider: str | None = None,
+    check_provider: bool = True,
 ) -> Fork:
     """A fork at ``target`` (a step of ``source``) with an override already parsed — by the
-    fork editor's form, which parses the one field that changed."""
+    fork editor's form, which parses the one field that changed. ``check_provider=False``
+    (a replay) leaves the provider check to the worker's first call."""
     _check_finished(source)
     if provider is not None and provider not in PROVIDER_IDENTITIES:
         raise ForkError(f"--provider is {' or '.join(PROVIDER_IDENTITIES)}, not {provider!r}")
     if provider == identity_of(source.provider):
         provider = None  # what answered the source answers the fork: nothing to switch
     fork = Fork(source, target, override, live, allow_network, provider)
-    _check_provider(fork)
+    if check_provider:
+        _check_provider(fork)
     return fork
 
 
 def _check_provider(fork: Fork) -> None:
-    """A fork that will call its provider (a change, or live mode) is refused here when this
-    process's configuration would answer as another identity than the run's — the worker
-    checks again before its first call, since its configuration is the one that counts. An
-    unchanged replay is not refused: answered from the cache, it calls nobody."""
-    if fork.override is None and not fork.live:
-        return
+    """A fork whose llm calls would go out where the configured endpoint is the other identity
+    than the run's is refused here — the worker checks again before its first call, since its
+    configuration is the one that counts. A fork the cache answers whole (an unchanged replay,
+    a replay of a recorded fork) calls nobody, and is not refused."""
     try:
         pipeline = get_pipeline(fork.source.pipeline)
     except RewindError:
@@ -125,8 +132,16 @@ def _check_provider(fork: Fork) -> None:
     if isinstance(pipeline, BurrApp):
         return  # the app's own client decides where its calls go; each records what answered
     identity = fork.provider or identity_of(fork.source.provider)
+    config = current_config()
+    if config.identity == identity:
+        return
+    if fork.provider is None and not fork.live:
+        # Walk the cache the way the fork will: refused only if an llm call would go out.
+        walked = preview.preview(fork.source, fork.target, fork.override, live=False)
+        if not any(s["kind"] == "llm" and s["will_be"] == "live" for s in walked["steps"]):
+            return
     try:
-        check_identity(fork.source.pk, identity, current_config())
+        check_identity(fork.source.pk, identity, config)
     except ProviderMismatch as exc:
         raise ForkError(str(exc)) from None
 

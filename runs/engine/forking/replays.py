@@ -30,12 +30,15 @@ def replay_request(source: Run, *, live: bool = False, allow_network: bool = Fal
     if first is None:
         raise ForkError(f"run {source.pk} executed no step; there is nothing to replay")
     override = Override.from_json(source.override)
+    # A replay reads what its source read: one whose call would go out is a divergence the
+    # replay itself reports (a worker with the other provider refuses that call), not a
+    # request to refuse before it runs.
+    options = {"live": live, "allow_network": allow_network, "check_provider": False}
     if override is None:
-        return resolve_fork(source, str(first.sequence_id), live=live, allow_network=allow_network)
+        return resolve_fork(source, str(first.sequence_id), **options)
     return resolve_fork(
-        source, str(first.sequence_id), override.field, override.value,
-        from_text=False, live=live, allow_network=allow_network,
-    )  # fmt: skip
+        source, str(first.sequence_id), override.field, override.value, from_text=False, **options
+    )
 
 
 def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
