@@ -3,7 +3,7 @@
 The requirement admits every release from the first (0.42) with no upper bound, so the next one
 installs the day it is out; ``.ci/run`` runs the Burr-app tests on the newest release (the main
 suites' fresh ``.venv``) and again on the oldest this bound admits (``REWIND_EXPECT_BURR`` names
-the release that environment must hold: the test below fails if it does not).
+the release series that environment must hold, ``0.42``: the test below fails if it does not).
 
 apache-burr checks, when an action is defined, that it declares every state key its function
 reads (0.42 and 0.43 alike; the old ``burr`` package, 0.40, did not). An app written for 0.40
@@ -24,9 +24,12 @@ from pathlib import Path
 import burr
 import pytest
 from django.core.management import CommandError, call_command
+from django.core.management.base import SystemCheckError
 from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
+from runs import checks
 from runs.engine.apps import registry
 from runs.engine.errors import PipelineError
 
@@ -60,7 +63,8 @@ def test_the_installed_release_is_the_one_ci_asked_for():
     if not expected:
         pytest.skip("REWIND_EXPECT_BURR is not set (.ci/run sets it for the oldest release)")
 
-    assert importlib.metadata.version("apache-burr") == expected
+    installed = importlib.metadata.version("apache-burr")
+    assert SpecifierSet(f"=={expected}.*").contains(installed), (installed, expected)
     # …and the module imported is that distribution's, not another one earlier on the path.
     files = importlib.metadata.distribution("apache-burr").locate_file("burr/__init__.py")
     assert Path(burr.__file__).resolve() == Path(files).resolve()
@@ -129,3 +133,51 @@ def test_the_dashboard_still_lists_runs_and_offers_the_other_apps(undeclared, si
     response = signed_in.get("/runs/")
 
     assert response.status_code == 200
+
+
+# --- the system check ---------------------------------------------------------------------------
+
+
+def installed(versions: dict[str, str]):
+    def version(name: str) -> str:
+        if name not in versions:
+            raise importlib.metadata.PackageNotFoundError(name)
+        return versions[name]
+
+    return version
+
+
+def test_the_check_passes_on_this_environment():
+    assert checks.burr_release() == []
+
+
+@pytest.mark.parametrize(
+    ("versions", "ids"),
+    [
+        ({"apache-burr": "0.42.0"}, []),
+        ({"apache-burr": "0.43.0", "burr": "0.42.0"}, []),  # the stub that requires apache-burr
+        ({"apache-burr": "0.44.0rc1"}, []),
+        ({"apache-burr": "0.43.0", "burr": "0.40.2"}, ["rewind.E001"]),
+        ({"burr": "0.40.2"}, ["rewind.E001", "rewind.E002"]),
+        ({"apache-burr": "0.0.1"}, ["rewind.E002"]),
+    ],
+)
+def test_the_check_refuses_the_old_burr_package_beside_apache_burr(monkeypatch, versions, ids):
+    monkeypatch.setattr(checks.importlib.metadata, "version", installed(versions))
+
+    errors = checks.burr_release()
+
+    assert [e.id for e in errors] == ids
+    if "rewind.E001" in ids:
+        assert (
+            "burr package (0.40.2)" in errors[0].msg and "pip uninstall -y burr" in errors[0].hint
+        )
+
+
+def test_manage_py_check_reports_it(monkeypatch):
+    monkeypatch.setattr(
+        checks.importlib.metadata, "version", installed({"apache-burr": "0.43.0", "burr": "0.40.2"})
+    )
+
+    with pytest.raises(SystemCheckError, match="rewind.E001"):
+        call_command("check")
