@@ -32,6 +32,7 @@ from packaging.version import Version
 from runs import checks
 from runs.engine.apps import registry
 from runs.engine.errors import PipelineError
+from runs.models import Run
 
 PROJECT = Path(__file__).resolve().parents[2]
 UNDECLARED = "runs.tests.undeclared_read_app"
@@ -129,10 +130,13 @@ def test_rewind_run_fails_in_one_line_naming_the_key(undeclared):
     assert "Action reads undeclared state keys: ['poem_types']" in text
 
 
-def test_the_dashboard_still_lists_runs_and_offers_the_other_apps(undeclared, signed_in):
-    response = signed_in.get("/runs/")
+def test_the_new_run_form_says_why_and_starts_nothing(undeclared, signed_in):
+    response = signed_in.post("/runs/new/", {"pipeline": "poems"})
 
-    assert response.status_code == 200
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert "Action reads undeclared state keys: [&#x27;poem_types&#x27;]" in text
+    assert not Run.objects.exists()
 
 
 # --- the system check ---------------------------------------------------------------------------
