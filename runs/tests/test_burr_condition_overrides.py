@@ -22,7 +22,8 @@ from runs.engine.errors import OverrideError
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.forks import create_fork, resolve_fork
-from runs.models import Node, Run
+from runs.engine.forking.replays import create_replay, replay_verdict
+from runs.models import BurrState, Node, Run
 from runs.tests import test_burr_apps as burr_apps
 from runs.tests.test_burr_apps import QUESTION, step
 
@@ -97,6 +98,25 @@ def test_a_state_override_changes_the_route_after_its_step_never_into_it(counter
 
     assert names(jumped) == ["start", "counter", "counter", "report"]
     assert jumped.nodes.get(sequence_id=2).output == {"counter": 11}
+
+
+def test_an_unchanged_replay_of_such_a_fork_reproduces_it(counter_app):
+    longer = fork(source(), "counter#2", "state.counter_limit", "5")
+
+    again = completed(execute_run(create_replay(longer).pk))
+
+    assert names(again) == names(longer)
+    assert replay_verdict(longer, again)["verdict"] == "identical"
+    states = [
+        list(
+            BurrState.objects.filter(app_id=str(r.pk))
+            .order_by("sequence_id")
+            .values_list("sequence_id", "state_blob_id")
+        )
+        for r in (longer, again)
+    ]
+    replayed = {seq for seq, _ in states[1]}
+    assert [s for s in states[0] if s[0] in replayed] == states[1]  # byte-identical state rows
 
 
 def test_setting_mode_at_an_action_that_reads_nothing_takes_the_other_branch(counter_app):

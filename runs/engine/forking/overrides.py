@@ -1,8 +1,10 @@
 """Fork overrides: exactly one field of one node (DESIGN.md, Overrides).
 
 An llm node consumes ``prompt``, ``model``, ``temperature`` and ``output``; a tool node
-consumes ``args.<name>`` and ``output``. Anything else is rejected here, before a row is
-written or a step runs — a prompt edit on a tool node would otherwise be a silent no-op.
+consumes ``args.<name>`` and ``output``; a Burr app's step ``state.<key>`` (a key its action
+reads, or the conditions after it read), ``input.<name>``, ``writes.<key>`` and, when it
+called an LLM, ``llm.model`` and ``llm.temperature``. Anything else is rejected here, before a
+row is written or a step runs — a prompt edit on a tool node would otherwise be a silent no-op.
 """
 
 from __future__ import annotations
