@@ -20,8 +20,10 @@ The layout is a plain layered one, deterministic for a given graph:
 The run is laid over it: the transitions its steps took (consecutive steps: the same pairs
 its ``Edge`` rows record, with no query of their own), how often each node ran, the status
 and ``cache_source`` of its latest visit, and what never ran — "pending" while the run goes
-on, "not reached" once it failed or was interrupted, "not taken" for a branch a completed run
-did not choose.
+on through a linear pipeline, "not run yet" while it goes on through a graph that branches or
+loops (its next step is chosen at run time: only the step it is executing is marked,
+"running"), "not reached" once it failed or was interrupted, "not taken" for a branch a
+completed run did not choose.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError
 from runs.models import Node, Run
+from runs.progress import Progress
 
 NODE_W = 184
 NODE_H = 46
@@ -397,6 +400,8 @@ UNVISITED = {
     Run.Status.FAILED: "not reached",
     Run.Status.INTERRUPTED: "not reached",
 }
+NOT_YET = "not run yet"  # a step of a branching or looping graph while the run goes on
+RUNNING = "running"
 
 
 @dataclass(frozen=True)
@@ -406,6 +411,7 @@ class GraphNode:
     state: str  # "visited", "failed", or what an unvisited node is: UNVISITED
     selected: Node | None  # the step the inspector shows, when it is one of these visits
     index: int
+    running: bool = False  # the step the run is executing now
 
     @property
     def last(self) -> Node | None:
@@ -422,6 +428,8 @@ class GraphNode:
             classes += [f"src-{self.last.cache_source}", f"kind-{self.last.kind}"]
         if self.selected is not None:
             classes.append("selected")
+        if self.running and self.state != RUNNING:
+            classes.append(RUNNING)  # a step it ran before and is running again
         return " ".join(classes)
 
     # Where the template writes each part of the box (SVG attributes: the Content Security
@@ -472,6 +480,8 @@ class GraphNode:
         last = self.last
         if last is None:
             return self.state
+        if self.running:
+            return f"running · visit {self.visit_count + 1}"
         if self.state == "failed":
             words = [last.kind, "failed"]
         else:
@@ -492,8 +502,9 @@ class GraphNode:
         steps = ", ".join(str(v.sequence_id) for v in self.visits[:12])
         more = "…" if self.visit_count > 12 else ""
         ran = "ran once" if self.visit_count == 1 else f"ran {self.visit_count} times"
+        now = ", running again now" if self.running else ""
         return (
-            f"{name}: {ran} (step {steps}{more}); latest {last.kind}, {last.status}, "
+            f"{name}: {ran} (step {steps}{more}){now}; latest {last.kind}, {last.status}, "
             f"{last.cache_source}"
         )
 
@@ -533,6 +544,7 @@ class RunGraph:
     unvisited: tuple[str, ...]  # in reading order
     unvisited_state: str
     sources: tuple[str, ...]  # the cache sources its steps show, for the legend
+    running: str | None = None  # the step the run is executing (a branching or looping graph)
 
     @property
     def wide(self) -> bool:
@@ -548,9 +560,12 @@ def pipeline_spec(name: str) -> GraphSpec:
         return EMPTY
 
 
-def run_graph(run: Run, nodes: Sequence[Node], selected: Node | None = None) -> RunGraph:
+def run_graph(
+    run: Run, nodes: Sequence[Node], selected: Node | None = None, now: Progress | None = None
+) -> RunGraph:
     """The run's steps laid over its pipeline's graph. No queries: ``nodes`` are its steps in
-    order, as the page already has them."""
+    order, as the page already has them; ``now`` is what the run is doing (``runs.progress``;
+    None: nothing is marked running)."""
     names = [node.name for node in nodes]
     spec = pipeline_spec(run.pipeline).with_steps(names)
     drawn = layout(spec)
@@ -561,17 +576,22 @@ def run_graph(run: Run, nodes: Sequence[Node], selected: Node | None = None) -> 
     for pair in zip(names, names[1:], strict=False):
         taken[pair] += 1
     unvisited_state = UNVISITED.get(run.status, "not reached")
+    if now is not None and not now.linear and not run.is_finished:
+        unvisited_state = NOT_YET  # only the step chosen at run time is to come: ``running``
+    running = now.running if now is not None else None
     graph_nodes = []
     for index, name in enumerate(drawn.order):
         steps = tuple(visits.get(name, ()))
         if not steps:
-            state = unvisited_state
+            state = RUNNING if name == running else unvisited_state
         elif any(step.status == Node.Status.FAILED for step in steps):
             state = "failed"
         else:
             state = "visited"
         chosen = selected if selected is not None and selected in steps else None
-        graph_nodes.append(GraphNode(drawn.boxes[name], steps, state, chosen, index))
+        graph_nodes.append(
+            GraphNode(drawn.boxes[name], steps, state, chosen, index, name == running)
+        )
     edges = tuple(GraphEdge(link, taken.get((link.source, link.target), 0)) for link in drawn.links)
     # Taken transitions last, so they are drawn over the others.
     edges = tuple(sorted(edges, key=lambda e: e.taken > 0))
@@ -581,7 +601,8 @@ def run_graph(run: Run, nodes: Sequence[Node], selected: Node | None = None) -> 
         height=drawn.height,
         nodes=tuple(graph_nodes),
         edges=edges,
-        unvisited=tuple(name for name in drawn.order if name not in visits),
+        unvisited=tuple(n for n in drawn.order if n not in visits and n != running),
         unvisited_state=unvisited_state,
         sources=sources,
+        running=running,
     )

@@ -21,6 +21,7 @@ from runs.engine.apps.registry import get_pipeline
 from runs.engine.calls.pricing import total_cost
 from runs.engine.errors import PipelineError
 from runs.models import LLMCacheEntry, Node, Run, ToolCacheEntry
+from runs.progress import Progress, progress
 from runs.templatetags.rewind import usd
 
 CACHE_SOURCE_HELP = {
@@ -46,7 +47,8 @@ def pretty_json(value: Any) -> str:
 class RunSummary:
     run: Run
     nodes: list[Node]
-    pending: list[str] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)  # a linear pipeline's steps to come
+    running: str | None = None  # the step a branching or looping run is executing
     total_tokens: int = 0
     cost_usd: Decimal | None = Decimal(0)  # None: a step it executed has an unknown cost
     latency_ms: float = 0.0
@@ -55,8 +57,9 @@ class RunSummary:
     max_latency: float = 0.0
 
 
-def summarise(run: Run, nodes: list[Node]) -> RunSummary:
-    """Totals, the steps still to come and the tokens the cache saved — 1 query (cache usage)."""
+def summarise(run: Run, nodes: list[Node], now: Progress | None = None) -> RunSummary:
+    """Totals, what is running or still to come (``now``, or worked out here: see
+    ``runs.progress``) and the tokens the cache saved — 1 query (cache usage)."""
     summary = RunSummary(run=run, nodes=nodes)
     executed = [n for n in nodes if n.cache_source != Node.CacheSource.INHERITED]
     summary.total_tokens = sum(n.total_tokens for n in executed)
@@ -76,13 +79,8 @@ def summarise(run: Run, nodes: list[Node]) -> RunSummary:
         summary.tokens_avoided = sum(
             int((usage.get(k) or {}).get("total_tokens") or 0) for k in served
         )
-    if not run.is_finished:
-        try:
-            declared = [spec.name for spec in get_pipeline(run.pipeline).nodes]
-        except PipelineError:
-            declared = []
-        done = {n.name for n in nodes}
-        summary.pending = [name for name in declared if name not in done]
+    now = now if now is not None else progress(run, nodes)
+    summary.pending, summary.running = list(now.waiting), now.running
     return summary
 
 
@@ -414,7 +412,9 @@ def step_calls(node: Node) -> list[CallRow]:
             wanted[table].append(int(pk))
     entries: dict[str, Any] = {}
     if wanted["llm"]:
-        entries.update((f"llm:{e.pk}", e) for e in LLMCacheEntry.objects.filter(pk__in=wanted["llm"]))
+        entries.update(
+            (f"llm:{e.pk}", e) for e in LLMCacheEntry.objects.filter(pk__in=wanted["llm"])
+        )
     if wanted["tool"]:
         entries.update(
             (f"tool:{e.pk}", e) for e in ToolCacheEntry.objects.filter(pk__in=wanted["tool"])
@@ -425,7 +425,9 @@ def step_calls(node: Node) -> list[CallRow]:
         row = CallRow(call)
         if entry is not None:
             stored = entry.response if isinstance(entry, LLMCacheEntry) else entry.result
-            row.request = pretty_json(entry.request if isinstance(entry, LLMCacheEntry) else entry.args)
+            row.request = pretty_json(
+                entry.request if isinstance(entry, LLMCacheEntry) else entry.args
+            )
             text = stored.get("text") if isinstance(stored, dict) else None
             answer = text if text is not None else "(binary answer, stored as base64)"
             row.answer, row.cut = _shown(answer)

@@ -42,7 +42,7 @@ from runs.diffview import describe_change
 from runs.engine.execution.artifacts import artifact_file, artifact_text
 from runs.engine.execution.leases import resume_run
 from runs.engine.forking.replays import replay_request
-from runs.graph import run_graph
+from runs.graph import RUNNING, run_graph
 from runs.live import Cursor
 from runs.models import Node, Run
 from runs.presenters import (
@@ -57,6 +57,7 @@ from runs.presenters import (
     timeline_rows_html,
     unregistered,
 )
+from runs.progress import progress
 from runs.views.common import _get_run, _start, _start_fork
 
 SSE_MAX_SECONDS = 600  # a stream ends after this; the browser reconnects (EventSource does)
@@ -116,14 +117,24 @@ def live_urls(run: Run, cursor: Cursor, selected: Node | Step | None) -> dict[st
 def graph_context(run: Run, nodes: list[Step], selected: Step | None = None) -> dict:
     """What the graph and the timeline show: the run's steps over its pipeline's graph (the
     path it took, ``selected`` highlighted) and where each step sat in time; the URLs of the
-    live updates. No queries."""
-    graph = run_graph(run, nodes, selected)
+    live updates. No queries, but for the state a running branching run's last step left
+    when a condition on the way out of it decides what runs now (``runs.progress``)."""
+    now = progress(run, nodes)
+    graph = run_graph(run, nodes, selected, now)
     # Steps that never ran are listed while they are to come or once the run stopped short
-    # of them; a branch a completed run did not take is only greyed in the graph.
-    unvisited = graph.unvisited if graph.unvisited_state != "not taken" else ()
-    line = timeline(run, nodes, unvisited, graph.unvisited_state)
+    # of them; a branch a completed run did not take is only greyed in the graph. While a
+    # branching or looping run goes on, only the step it is executing is listed: which
+    # branch comes next is decided at run time, so none is "waiting".
+    if not now.linear:
+        unvisited, state = ((now.running,), RUNNING) if now.running else ((), "")
+    elif graph.unvisited_state != "not taken":
+        unvisited, state = graph.unvisited, graph.unvisited_state
+    else:
+        unvisited, state = (), graph.unvisited_state
+    line = timeline(run, nodes, unvisited, state)
     return {
         "run": run,
+        "progress": now,
         "graph": graph,
         "timeline": line,
         # Rendered only if the template writes them (an update writes new rows instead).
@@ -139,11 +150,12 @@ def run_context(run: Run, nodes: list[Step], selected: Step | None = None) -> di
     the artifact. One query at most (the cache usage behind "tokens avoided"), whatever the
     number of steps."""
     text = artifact_text(run) if run.is_finished else None
+    context = graph_context(run, nodes, selected)
     return {
-        **graph_context(run, nodes, selected),
+        **context,
         "change": describe_change(run),
         "unregistered": unregistered(run),
-        "summary": summarise(run, nodes),
+        "summary": summarise(run, nodes, context["progress"]),
         "artifact_html": render_markdown(text) if text is not None else None,
     }
 

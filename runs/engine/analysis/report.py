@@ -11,7 +11,7 @@ from typing import Any
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.calls.pricing import total_cost
 from runs.engine.errors import PipelineError
-from runs.engine.forking.overrides import current_fields
+from runs.engine.forking.overrides import current_fields, states_after
 from runs.models import Node, Run
 
 
@@ -48,11 +48,13 @@ def run_json(run: Run, nodes: list[Node] | None = None) -> dict[str, Any]:
         pipeline = get_pipeline(run.pipeline)
     except PipelineError:
         pipeline = None  # a run of a pipeline no longer registered still reads back
+    specs = {spec.name: spec for spec in pipeline.nodes} if pipeline is not None else {}
+    # The states the steps whose route depends on keys they do not read left: one query.
+    states = states_after(n for n in nodes if getattr(specs.get(n.name), "route_reads", ()))
     node_objects = []
     for node in nodes:
-        fields: dict[str, Any] = {}
-        if pipeline is not None and any(spec.name == node.name for spec in pipeline.nodes):
-            fields = current_fields(pipeline.node(node.name), node)
+        spec = specs.get(node.name)
+        fields = current_fields(spec, node, states) if spec is not None else {}
         node_objects.append(node_json(node, fields))
     executed = [n for n in nodes if n.cache_source != Node.CacheSource.INHERITED]
     cost = total_cost(n.cost_usd for n in executed)  # None: a step's model has no price

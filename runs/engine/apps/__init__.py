@@ -4,6 +4,8 @@
                  ``chain``, ``parse_json_object``
 - ``burr``       Burr apps registered unchanged: ``BurrApp`` (graph, entrypoint, initial
                  state), ``ActionSpec`` (reads, writes, runtime inputs of an action)
+- ``routes``     the transitions out of a step in Burr's order, the step Burr runs next
+                 (``next_step``), whether what is to come is known in advance (``is_linear``)
 - ``registry``   ``get_pipeline(name)`` from ``settings.REWIND_PIPELINES``
 - ``domains``    ``Choice``, ``Number``, ``Text``, ``DataFile``: what an argument or input may be
 

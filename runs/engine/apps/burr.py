@@ -21,7 +21,7 @@ from burr.core.graph import Graph
 
 from runs.engine.apps.state import stored_state
 from runs.engine.errors import NodeFailure, PipelineError
-from runs.hashing import canonical_json
+from runs.hashing import FRAMEWORK_PREFIX, canonical_json
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,11 @@ class ActionSpec:
     # The runtime inputs' annotated types, where the action's function says (``increment_by:
     # int``): what a value typed on the command line is read as.
     input_types: tuple[tuple[str, Any], ...] = ()
+    # The state keys the conditions on the transitions out of this action read, that the
+    # action itself neither reads nor writes (``Condition.reads``: ``counter_limit`` in
+    # ``expr("counter < counter_limit")``): a fork may set them too, and so change the route.
+    # A key the action writes is not among them: it would overwrite a value set before it runs.
+    route_reads: tuple[str, ...] = ()
 
     def input_type(self, name: str) -> Any:
         return dict(self.input_types).get(name)
@@ -82,15 +87,24 @@ class BurrApp:
         return self.graph  # the user's own actions, as they are (``action`` is for declared nodes)
 
 
-def _spec(action: Action) -> ActionSpec:
+def _spec(action: Action, graph: Graph) -> ActionSpec:
     required, optional = action.optional_and_required_inputs
     inputs = tuple(sorted(name for name in {*required, *optional} if not name.startswith("__")))
+    own = {*action.reads, *action.writes}
+    route_reads = dict.fromkeys(
+        key
+        for transition in graph.transitions
+        if transition.from_.name == action.name
+        for key in transition.condition.reads
+        if key not in own and not key.startswith(FRAMEWORK_PREFIX)
+    )
     return ActionSpec(
         name=action.name,
         reads=tuple(action.reads),
         writes=tuple(action.writes),
         inputs=inputs,
         input_types=_annotated(action, inputs),
+        route_reads=tuple(route_reads),
     )
 
 
@@ -102,9 +116,7 @@ def _annotated(action: Action, inputs: tuple[str, ...]) -> tuple[tuple[str, Any]
         hints = typing.get_type_hints(fn) if fn is not None else {}
     except Exception:  # noqa: BLE001 — an annotation the user's module cannot resolve
         return ()
-    return tuple(
-        (name, hints[name]) for name in inputs if isinstance(hints.get(name), type)
-    )
+    return tuple((name, hints[name]) for name in inputs if isinstance(hints.get(name), type))
 
 
 def burr_app(name: str, obj: Any, source: str) -> BurrApp:
@@ -145,5 +157,5 @@ def burr_app(name: str, obj: Any, source: str) -> BurrApp:
         entrypoint=entrypoint,
         state=state,
         source=source,
-        nodes=tuple(_spec(action) for action in graph.actions),
+        nodes=tuple(_spec(action, graph) for action in graph.actions),
     )

@@ -43,3 +43,24 @@ def get_pipeline(name: str) -> Pipeline | BurrApp:
         raise PipelineError(
             f"pipeline {name!r} cannot be imported from {dotted_path}: {exc}"
         ) from None
+    except PipelineError:
+        raise
+    except Exception as exc:  # noqa: BLE001 — the user's module raised while it was imported
+        raise PipelineError(
+            f"pipeline {name!r} cannot be imported from {dotted_path}: "
+            f"{type(exc).__name__}: {exc}{_hint(exc)}"
+        ) from None
+
+
+def _hint(exc: Exception) -> str:
+    """What to do about an error Burr raises where it did not before. apache-burr (0.42 on)
+    checks, when an action is defined, that it declares every state key its function reads;
+    an app written for the old ``burr`` package (0.40) may not: Burr refuses it outside Rewind
+    too, with the same message."""
+    if "reads undeclared state keys" in str(exc):
+        return (
+            " (apache-burr checks that an action declares every state key it reads, when the "
+            "action is defined: add the keys to its reads=[...]; the app fails the same way "
+            "under apache-burr without Rewind)"
+        )
+    return ""

@@ -50,7 +50,7 @@ class ProgramRecorder(
     a thread of its own when an event loop is running here (the ORM may not run in one).
 
     A step is written when the next hook arrives, with the state that hook is handed: Burr
-    (0.43) hands ``post_run_step`` the state from *before* a sync action run in an async app,
+    (0.42, 0.43) hands ``post_run_step`` the state from *before* a sync action run in an async app,
     while the next step's ``pre_run_step`` (or the end of the call) sees the state after it."""
 
     def __init__(self, pipeline: str) -> None:

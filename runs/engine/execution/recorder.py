@@ -241,7 +241,7 @@ class AsyncStepRecorder(PreRunStepHookAsync, PostRunStepHookAsync):
 
     def __init__(self, recorder: StepRecorder) -> None:
         self.recorder = recorder
-        # Burr (0.43) hands post_run_step the state from *before* a sync action run inside an
+        # Burr (0.42, 0.43) hands post_run_step the state from *before* a sync action run in an
         # async app; the application's own state is right in every case.
         self.app: Any = None
 

@@ -50,6 +50,7 @@ class Turns:
         self.index = start
         self.budget = settings.REWIND_MAX_STEPS
         self.next_action: Any = None
+        self.entrypoint: str | None = None  # the app's own, while a step is pinned (``pin``)
 
     def running(self, app: Application) -> bool:
         """Is there a next step? It is kept for ``prepare_step`` (evaluating an app's
@@ -57,8 +58,19 @@ class Turns:
         self.next_action = app.get_next_action() if self.index < len(self.turns) else None
         return self.next_action is not None
 
+    def pin(self, app: Application, action: Any) -> None:
+        """Make ``action`` the step Burr runs next whatever the state says, the way Burr
+        resumes at a node (the entrypoint, no prior step): ``app.step`` chooses its action
+        again from the state it is handed, so a ``state.*`` override of a key a condition
+        reads would otherwise change which step runs instead of the route after it."""
+        self.entrypoint = app.entrypoint
+        app.entrypoint = action.name
+        app.update_state(app.state.wipe(delete=[PRIOR_STEP]))
+
     def advance(self, app: Application, action_name: str) -> None:
         """After a step: count it against ``REWIND_MAX_STEPS``; end the turn on a halt."""
+        if self.entrypoint is not None:  # the step ran (Burr set its prior step): unpin
+            app.entrypoint, self.entrypoint = self.entrypoint, None
         self.budget -= 1
         if self.budget <= 0:
             raise NodeFailure(
@@ -120,6 +132,7 @@ def prepare_step(
         elif name.startswith("state."):
             state_changes[name.removeprefix("state.")] = override.value
     if state_changes:
+        turns.pin(app, action)  # the override changes what the step reads, not which step
         app.update_state(app.state.update(**state_changes))
     required, optional = action.optional_and_required_inputs
     accepted = {k: v for k, v in inputs.items() if k in required or k in optional}

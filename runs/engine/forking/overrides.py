@@ -1,13 +1,17 @@
 """Fork overrides: exactly one field of one node (DESIGN.md, Overrides).
 
 An llm node consumes ``prompt``, ``model``, ``temperature`` and ``output``; a tool node
-consumes ``args.<name>`` and ``output``. Anything else is rejected here, before a row is
-written or a step runs — a prompt edit on a tool node would otherwise be a silent no-op.
+consumes ``args.<name>`` and ``output``; a Burr app's step ``state.<key>`` (a key its action
+reads, or the conditions after it read), ``input.<name>``, ``writes.<key>`` and, when it
+called an LLM, ``llm.model`` and ``llm.temperature``. Anything else is rejected here, before a
+row is written or a step runs — a prompt edit on a tool node would otherwise be a silent no-op.
 """
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +20,7 @@ from django.conf import settings
 from runs.engine.apps.burr import ActionSpec
 from runs.engine.apps.specs import LLMNode, NodeSpec, ToolNode
 from runs.engine.errors import NodeFailure, OverrideError
-from runs.hashing import canonical_json
+from runs.hashing import canonical_json, semantic_state
 from runs.jsontext import JSONTextError, parse_json
 
 if TYPE_CHECKING:
@@ -69,10 +73,16 @@ def user_prompt(messages: list[dict] | None) -> str:
     return ""
 
 
-def current_fields(spec: NodeSpec | ActionSpec, node: Node) -> dict[str, Any]:
-    """The override fields ``node`` consumes, each with the value it had in its run."""
+def current_fields(
+    spec: NodeSpec | ActionSpec, node: Node, states: Mapping[tuple[int, int], dict] | None = None
+) -> dict[str, Any]:
+    """The override fields ``node`` consumes, each with the value it had in its run. A Burr
+    step whose route depends on keys its action does not read takes their values from the
+    state it left: ``states`` (``states_after``, loaded once for many steps), else one query."""
     if isinstance(spec, ActionSpec):
-        return action_fields(spec, node)
+        if spec.route_reads and states is None:
+            states = states_after([node])
+        return action_fields(spec, node, (states or {}).get(state_key(node)))
     if isinstance(spec, LLMNode):
         return {
             "prompt": user_prompt(node.prompt),
@@ -86,13 +96,18 @@ def current_fields(spec: NodeSpec | ActionSpec, node: Node) -> dict[str, Any]:
     return {**settable, "output": node.output}
 
 
-def action_fields(spec: ActionSpec, node: Node) -> dict[str, Any]:
-    """A Burr app's step consumes ``state.KEY`` (each key its action reads), ``input.NAME``
+def action_fields(
+    spec: ActionSpec, node: Node, after: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """A Burr app's step consumes ``state.KEY`` (each key its action reads, and each key the
+    conditions on the transitions out of it read: ``spec.route_reads``), ``input.NAME``
     (each runtime input it received), ``writes.KEY`` (each key it wrote) and, when it called
-    an LLM, ``llm.model`` and ``llm.temperature``."""
+    an LLM, ``llm.model`` and ``llm.temperature``. ``after`` is the state the step left: a
+    key it neither reads nor writes had the same value before it."""
     recorded = node.inputs if isinstance(node.inputs, dict) else {}
     reads = recorded.get("reads") or {}
     fields: dict[str, Any] = {f"state.{key}": reads.get(key) for key in spec.reads}
+    fields.update({f"state.{key}": (after or {}).get(key) for key in spec.route_reads})
     fields.update({f"input.{k}": v for k, v in sorted((recorded.get("inputs") or {}).items())})
     output = node.output if isinstance(node.output, dict) else {}
     fields.update({f"writes.{key}": output.get(key) for key in spec.writes})
@@ -100,6 +115,30 @@ def action_fields(spec: ActionSpec, node: Node) -> dict[str, Any]:
         fields["llm.model"] = node.model_requested
         fields["llm.temperature"] = node.temperature
     return fields
+
+
+def state_key(node: Node) -> tuple[int, int]:
+    """Where the state a step left is kept: the run that executed it, at its sequence id."""
+    return (node.src_run_id, node.src_sequence_id)
+
+
+def states_after(steps: Iterable[Node]) -> dict[tuple[int, int], dict]:
+    """The state each of ``steps`` left (semantic keys, as stored), by ``state_key``, in one
+    query; a step whose state row is missing (an imported run without one) has none."""
+    from runs.models import BurrState
+
+    wanted = {state_key(step) for step in steps}
+    if not wanted:
+        return {}
+    rows = BurrState.objects.filter(
+        app_id__in={str(run) for run, _ in wanted}, sequence_id__in={seq for _, seq in wanted}
+    ).values_list("app_id", "sequence_id", "state_blob__body")
+    found: dict[tuple[int, int], dict] = {}
+    for app_id, seq, body in rows:
+        key = (int(app_id), seq) if app_id.isdigit() else None
+        if key in wanted:
+            found[key] = semantic_state(json.loads(body))
+    return found
 
 
 def parse_override(
@@ -112,6 +151,13 @@ def parse_override(
     """
     fields = current_fields(spec, node)
     if field not in fields:
+        key = field.removeprefix("state.")
+        if isinstance(spec, ActionSpec) and field.startswith("state.") and key in spec.writes:
+            raise OverrideError(
+                f"{field}: {spec.name} writes {key!r} itself, so a value set before it runs "
+                f"is overwritten; to change what it wrote (and the route after it), set "
+                f"writes.{key}"
+            )
         raise OverrideError(
             f"node {spec.name!r} ({spec.kind}) cannot take an override of {field!r}; "
             f"it consumes: {', '.join(fields)}"
