@@ -237,6 +237,11 @@ REWIND_MAX_STEPS = env_int("REWIND_MAX_STEPS", 1000, minimum=1, maximum=1_000_00
 # Replays are hermetic: a connection the capture did not answer is refused while a step is
 # answered from the cache. True lets every replay reach the network (as --allow-network does).
 REWIND_ALLOW_NETWORK = env_bool("REWIND_ALLOW_NETWORK", False)
+# Live-update streams (server-sent events) open at once, per user and in all (runs.slots): a
+# stream over either is refused with 429 and its page polls instead. Each open stream reads the
+# run's marker ten times a second (SQLite) or holds a database connection (PostgreSQL).
+REWIND_STREAMS_PER_USER = env_int("REWIND_STREAMS_PER_USER", 8, minimum=1, maximum=1000)
+REWIND_STREAMS_TOTAL = env_int("REWIND_STREAMS_TOTAL", 200, minimum=1, maximum=10_000)
 REWIND_OVERRIDE_MAX_BYTES = int(
     env_float("REWIND_OVERRIDE_MAX_BYTES", 65536, minimum=16, maximum=10_000_000)
 )
