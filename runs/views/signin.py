@@ -24,7 +24,9 @@ from django.utils import timezone
 LOCKED_STATUS = 429  # Too Many Requests: a retry after the lock ends succeeds
 
 
-def locked_out(request: HttpRequest, original_response: Any = None, credentials: Any = None):
+def locked_out(
+    request: HttpRequest, original_response: Any = None, credentials: Any = None
+) -> HttpResponse:
     """The sign-in page, with the lock explained instead of the form's error. The arguments
     are axes' (it passes the credentials in either position depending on the code path): the
     username is read from the form, as axes itself does."""
