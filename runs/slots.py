@@ -44,6 +44,13 @@ _FIRST_FREE = (
     "SELECT s FROM generate_series(0, %s - 1) AS s WHERE pg_try_advisory_lock(%s, %s + s) LIMIT 1"
 )
 
+_HELD = (
+    "SELECT count(*) FILTER (WHERE classid = %s AND objid BETWEEN %s AND %s), "
+    "count(*) FILTER (WHERE classid = 0 AND objid BETWEEN %s AND %s) "
+    "FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND granted "
+    "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+)
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -94,11 +101,27 @@ async def claim(user_id: int, limits: Limits | None = None, alias: str = "defaul
 # --- PostgreSQL ------------------------------------------------------------------------------
 
 
+def _looks_full(alias: str, user_id: int, limits: Limits) -> bool:
+    """Whether the user's slots or everyone's are all held now, read from ``pg_locks`` over
+    the request's own connection: a stream over the cap is refused without opening the
+    connection a slot needs (a burst of refused streams is no burst of connections). Only a
+    hint: the locks decide."""
+    with connections[alias].cursor() as cursor:
+        cursor.execute(
+            _HELD, [user_id, USER_SLOTS, USER_SLOTS + 0xFFFF, ALL_SLOTS, ALL_SLOTS + 0xFFFF]
+        )
+        mine, everyone = cursor.fetchone()
+    return mine >= limits.per_user or everyone >= limits.total
+
+
 async def _claim_advisory(connection: Any, user_id: int, limits: Limits) -> Slot | None:
     import psycopg
+    from asgiref.sync import sync_to_async
 
     from runs.live import listen_params
 
+    if await sync_to_async(_looks_full)(connection.alias, user_id, limits):
+        return None
     try:
         session = await psycopg.AsyncConnection.connect(
             **listen_params(connection.alias), autocommit=True

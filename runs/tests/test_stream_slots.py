@@ -104,3 +104,31 @@ def test_postgresql_slots_are_shared_and_die_with_their_session():
         assert second is not None and after is not None
 
     async_to_sync(go)()
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="advisory locks: PostgreSQL only")
+def test_postgresql_refuses_a_stream_over_the_cap_without_opening_a_connection(monkeypatch):
+    import psycopg
+
+    limits = Limits(per_user=1, total=2)
+
+    async def go() -> None:
+        held = [await slots.claim(1, limits), await slots.claim(2, limits)]
+        opened = []
+        real = psycopg.AsyncConnection.connect
+
+        async def connect(*args, **kwargs):
+            opened.append(kwargs)
+            return await real(*args, **kwargs)
+
+        monkeypatch.setattr(psycopg.AsyncConnection, "connect", connect)
+        same_user = await slots.claim(1, limits)
+        everyone_full = await slots.claim(3, limits)
+        for slot in held:
+            await slot.release()
+
+        assert same_user is None and everyone_full is None
+        assert opened == []  # both seen full in pg_locks over the request's connection
+
+    async_to_sync(go)()
