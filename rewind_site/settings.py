@@ -261,8 +261,10 @@ REWIND_MAX_STEPS = env_int("REWIND_MAX_STEPS", 1000, minimum=1, maximum=1_000_00
 REWIND_ALLOW_NETWORK = env_bool("REWIND_ALLOW_NETWORK", False)
 # Live-update streams (server-sent events) open at once, per user and in all (runs.slots): a
 # stream over either is refused with 429 and its page polls instead. Each open stream reads the
-# run's marker ten times a second (SQLite) or holds a database connection (PostgreSQL).
-REWIND_STREAMS_PER_USER = env_int("REWIND_STREAMS_PER_USER", 8, minimum=1, maximum=1000)
+# run's marker ten times a second (SQLite) or holds a database connection (PostgreSQL). Four
+# per user: a browser keeps six connections to a host over HTTP/1.1 (what uvicorn speaks), and
+# each stream holds one, so six tabs of running runs would leave none to load a page.
+REWIND_STREAMS_PER_USER = env_int("REWIND_STREAMS_PER_USER", 4, minimum=1, maximum=1000)
 REWIND_STREAMS_TOTAL = env_int("REWIND_STREAMS_TOTAL", 200, minimum=1, maximum=10_000)
 REWIND_OVERRIDE_MAX_BYTES = int(
     env_float("REWIND_OVERRIDE_MAX_BYTES", 65536, minimum=16, maximum=10_000_000)
