@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import secrets
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -47,6 +48,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "django_tasks_db",
+    "axes",  # failed sign-ins: lock-out per username and address (its own migrations)
     "runs",
 ]
 
@@ -63,6 +65,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Turns a locked-out sign-in into the "locked" page; last, as django-axes asks.
+    "axes.middleware.AxesMiddleware",
 ]
 
 # --- HTTPS and the browser's defences (README, "Production") ---------------------------------
@@ -154,6 +158,24 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
+# Sign-in attempts (README, "Configuration"): after REWIND_LOGIN_FAILURE_LIMIT wrong passwords
+# for one username from one address, that pair is locked for REWIND_LOGIN_COOLOFF_MINUTES after
+# its last failure — the right password too — and the sign-in page says until when. django-axes
+# counts (a table of its own); its backend comes first so it can refuse before a password is
+# checked, and it signs nobody in: ModelBackend does.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("REWIND_LOGIN_FAILURE_LIMIT", 10, minimum=1, maximum=1000)
+AXES_COOLOFF_TIME = timedelta(
+    minutes=env_int("REWIND_LOGIN_COOLOFF_MINUTES", 15, minimum=1, maximum=7 * 24 * 60)
+)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]  # one user cannot lock out another
+AXES_RESET_ON_SUCCESS = True  # a right password before the limit forgets the failures
+# Attempts while locked do not push the end of the lock on: the page can say when it ends.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "runs.views.signin.locked_out"
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/runs/"
 LOGOUT_REDIRECT_URL = "/login/"
@@ -237,6 +259,13 @@ REWIND_MAX_STEPS = env_int("REWIND_MAX_STEPS", 1000, minimum=1, maximum=1_000_00
 # Replays are hermetic: a connection the capture did not answer is refused while a step is
 # answered from the cache. True lets every replay reach the network (as --allow-network does).
 REWIND_ALLOW_NETWORK = env_bool("REWIND_ALLOW_NETWORK", False)
+# Live-update streams (server-sent events) open at once, per user and in all (runs.slots): a
+# stream over either is refused with 429 and its page polls instead. Each open stream reads the
+# run's marker ten times a second (SQLite) or holds a database connection (PostgreSQL). Four
+# per user: a browser keeps six connections to a host over HTTP/1.1 (what uvicorn speaks), and
+# each stream holds one, so six tabs of running runs would leave none to load a page.
+REWIND_STREAMS_PER_USER = env_int("REWIND_STREAMS_PER_USER", 4, minimum=1, maximum=1000)
+REWIND_STREAMS_TOTAL = env_int("REWIND_STREAMS_TOTAL", 200, minimum=1, maximum=10_000)
 REWIND_OVERRIDE_MAX_BYTES = int(
     env_float("REWIND_OVERRIDE_MAX_BYTES", 65536, minimum=16, maximum=10_000_000)
 )

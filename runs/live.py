@@ -156,21 +156,26 @@ def listen_params(alias: str = "default") -> dict[str, Any] | None:
 
 
 @asynccontextmanager
-async def waiter(run_id: int, alias: str = "default") -> AsyncIterator[Poller | Listener]:
+async def waiter(
+    run_id: int, alias: str = "default", session: Any = None
+) -> AsyncIterator[Poller | Listener]:
     """What a stream of ``run_id`` waits on: a ``Listener`` on a connection of its own on
-    PostgreSQL (closed when the stream ends), a ``Poller`` on SQLite — and on PostgreSQL too,
-    logged, if it refuses the connection or the triggers are missing, so the page still
-    updates."""
+    PostgreSQL — ``session``, the one holding the stream's slot (``runs.slots``), which its
+    owner closes; else one opened here and closed when the stream ends — and a ``Poller`` on
+    SQLite, and on PostgreSQL too, logged, if it refuses the connection or the triggers are
+    missing, so the page still updates."""
     params = listen_params(alias)
     if params is None:
         yield Poller()
         return
     import psycopg
 
+    owned = session is None
     try:
-        connection = await psycopg.AsyncConnection.connect(**params, autocommit=True)
-        await connection.execute(f"LISTEN {CHANNEL}")
-        cursor = await connection.execute(TRIGGERS)
+        if owned:
+            session = await psycopg.AsyncConnection.connect(**params, autocommit=True)
+        await session.execute(f"LISTEN {CHANNEL}")
+        cursor = await session.execute(TRIGGERS)
         installed = (await cursor.fetchone())[0]
     except psycopg.Error as exc:
         logger.warning("live updates of run %s poll: LISTEN failed: %s", run_id, exc)
@@ -178,10 +183,12 @@ async def waiter(run_id: int, alias: str = "default") -> AsyncIterator[Poller | 
         return
     if installed < 2:  # nothing would notify (migration 0007 not applied, or reverted)
         logger.warning("live updates of run %s poll: the notify triggers are missing", run_id)
-        await connection.close()
+        if owned:
+            await session.close()
         yield Poller()
         return
     try:
-        yield Listener(connection, run_id)
+        yield Listener(session, run_id)
     finally:
-        await connection.close()  # also when the client went away (the task is cancelled)
+        if owned:
+            await session.close()  # also when the client went away (the task is cancelled)

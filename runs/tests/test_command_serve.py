@@ -28,6 +28,7 @@ import pytest
 from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.test import RequestFactory
 
 from runs.management.commands.rewind_serve import port_is_free
 
@@ -226,7 +227,9 @@ def test_the_first_start_creates_a_user_and_prints_its_password_once():
     assert output.count(password) == 1
     assert len(password) >= 12
     assert user.password != password  # stored hashed, never in clear
-    assert authenticate(username="rewind", password=password) == user
+    assert (
+        authenticate(RequestFactory().post("/login/"), username="rewind", password=password) == user
+    )
 
 
 @pytest.mark.django_db
@@ -238,7 +241,9 @@ def test_a_second_start_creates_no_user_and_prints_no_password():
 
     assert get_user_model().objects.count() == 1
     assert "password" not in second
-    assert authenticate(username="rewind", password=password) is not None  # unchanged
+    assert authenticate(
+        RequestFactory().post("/login/"), username="rewind", password=password
+    )  # same
 
 
 @pytest.mark.django_db

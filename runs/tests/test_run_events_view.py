@@ -5,11 +5,12 @@ transactional database and an ``AsyncClient``."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
-from django.test import AsyncClient
+from django.test import AsyncClient, override_settings
 
 from runs import live
 from runs.models import Run
@@ -153,3 +154,110 @@ def test_post_is_not_allowed(run_row, dev_user):
         return (await client.post(url(run))).status_code
 
     assert async_to_sync(go)() == 405
+
+
+# --- how many streams may be open (runs.slots) ---------------------------------------------------
+
+
+async def open_stream(client: AsyncClient, path: str) -> tuple[Any, asyncio.Task | None]:
+    """GET a stream and read its first chunk; returns the response and a task that keeps
+    reading it (cancelled = the client went away), or None when the stream was refused."""
+    response = await client.get(path)
+    if not response.streaming:
+        return response, None
+    chunks = response.streaming_content
+    assert await anext(chunks) == b": listening\n\n"
+
+    async def read_on() -> None:
+        async for _ in chunks:
+            pass
+
+    return response, asyncio.create_task(read_on())
+
+
+async def hang_up(task: asyncio.Task) -> None:
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+async def signed_in(user: Any) -> AsyncClient:
+    client = AsyncClient()
+    await client.aforce_login(user)
+    return client
+
+
+@override_settings(REWIND_STREAMS_PER_USER=2, REWIND_STREAMS_TOTAL=10)
+def test_a_user_over_the_stream_cap_is_refused_and_the_page_keeps_polling(
+    run_row, dev_user, monkeypatch
+):
+    monkeypatch.setattr(live, "POLL_SECONDS", 0.01)
+    run = run_row(status=Run.Status.RUNNING)
+
+    async def go() -> None:
+        client = await signed_in(dev_user)
+        streams = [await open_stream(client, url(run)) for _ in range(2)]
+        refused, task = await open_stream(client, url(run))
+        polled = await client.get(f"/runs/{run.pk}/status/?after=-1&status=")
+        for _, reading in streams:
+            await hang_up(reading)
+
+        assert [response.status_code for response, _ in streams] == [200, 200]
+        # not 200 and not an event stream: an EventSource fails without reconnecting itself
+        assert task is None and refused.status_code == 429
+        assert refused["Content-Type"].startswith("text/plain")
+        assert "polls for updates instead" in refused.content.decode()
+        # the polling fallback is not capped
+        assert polled.status_code == 200 and 'id="run-status">running</span>' in polled.text
+
+    async_to_sync(go)()
+
+
+@override_settings(REWIND_STREAMS_PER_USER=2, REWIND_STREAMS_TOTAL=10)
+def test_a_stream_whose_client_went_away_gives_its_slot_back(run_row, dev_user, monkeypatch):
+    monkeypatch.setattr(live, "POLL_SECONDS", 0.01)
+    run = run_row(status=Run.Status.RUNNING)
+
+    async def go() -> None:
+        client = await signed_in(dev_user)
+        (_, first), (_, second) = [await open_stream(client, url(run)) for _ in range(2)]
+        full, _ = await open_stream(client, url(run))
+        await hang_up(first)
+        again, third = await open_stream(client, url(run))
+        await hang_up(second)
+        await hang_up(third)
+
+        assert full.status_code == 429
+        assert again.status_code == 200
+
+    async_to_sync(go)()
+
+
+@override_settings(REWIND_STREAMS_PER_USER=1, REWIND_STREAMS_TOTAL=10)
+def test_a_stream_that_ended_gives_its_slot_back(run_row, node_row, dev_user):
+    run = run_row(status=Run.Status.COMPLETED)
+    node_row(run, 0, "plan")
+
+    codes = [fetch(url(run), dev_user)[0].status_code for _ in range(3)]
+
+    assert codes == [200, 200, 200]  # one slot, taken and given back each time
+
+
+@override_settings(REWIND_STREAMS_PER_USER=2, REWIND_STREAMS_TOTAL=3)
+def test_the_cap_in_all_holds_across_users(run_row, dev_user, staff_user, monkeypatch):
+    monkeypatch.setattr(live, "POLL_SECONDS", 0.01)
+    run = run_row(status=Run.Status.RUNNING)
+
+    async def go() -> None:
+        dev, lead = await signed_in(dev_user), await signed_in(staff_user)
+        (_, first), (_, second) = [await open_stream(dev, url(run)) for _ in range(2)]
+        _, third = await open_stream(lead, url(run))
+        refused, _ = await open_stream(lead, url(run))  # the lead has one of two, all 3 are taken
+        await hang_up(first)
+        admitted, fourth = await open_stream(lead, url(run))
+        for task in (second, third, fourth):
+            await hang_up(task)
+
+        assert refused.status_code == 429
+        assert admitted.status_code == 200
+
+    async_to_sync(go)()

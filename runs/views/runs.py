@@ -37,7 +37,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from runs import live
+from runs import live, slots
 from runs.diffview import describe_change
 from runs.engine.execution.artifacts import artifact_file, artifact_text
 from runs.engine.execution.leases import resume_run
@@ -235,6 +235,19 @@ def _event(name: str, data: str, event_id: str = "") -> str:
     return f"{head}event: {name}\n{lines}\n"
 
 
+def _too_many_streams() -> HttpResponse:
+    """A refused stream. Any status but 200 fails an EventSource for good (no reconnection of
+    its own); the htmx SSE extension then tries again after 0.5 s, 1 s, 2 s … up to 64 s, and
+    meanwhile the page's poller (``run-poll``, every 3 s) keeps it current."""
+    response = HttpResponse(
+        "Too many live-update streams are open; this page polls for updates instead.\n",
+        status=429,
+        content_type="text/plain; charset=utf-8",
+    )
+    response["Retry-After"] = "30"
+    return response
+
+
 @require_GET
 async def run_events(request: HttpRequest, run_id: int) -> HttpResponse:
     """Server-sent events: an update (``status``) each time the run changes, then ``done``.
@@ -250,30 +263,37 @@ async def run_events(request: HttpRequest, run_id: int) -> HttpResponse:
     if isinstance(query, HttpResponse):
         return query
     await sync_to_async(_get_run)(run_id)  # 404 before the stream starts
+    slot = await slots.claim(user.pk)
+    if slot is None:  # over the cap: the page's poller carries the updates
+        return _too_many_streams()
 
     async def stream() -> AsyncIterator[str]:
         cursor = query.cursor
-        async with live.waiter(run_id) as waiting:
-            yield ": listening\n\n"  # a comment: the stream is open and waiting
-            started = quiet = time.monotonic()
-            while (left := SSE_MAX_SECONDS - (time.monotonic() - started)) > 0:
-                current = await sync_to_async(live.marker)(run_id)
-                if current is None:  # the run was deleted
-                    return
-                if current != cursor:
-                    html, cursor = await sync_to_async(_update_since)(
-                        request, run_id, cursor, query.step
-                    )
-                    if html:
-                        yield _event("status", html, cursor.token)
+        try:
+            async with live.waiter(run_id, session=slot.connection) as waiting:
+                yield ": listening\n\n"  # a comment: the stream is open and waiting
+                started = quiet = time.monotonic()
+                while (left := SSE_MAX_SECONDS - (time.monotonic() - started)) > 0:
+                    current = await sync_to_async(live.marker)(run_id)
+                    if current is None:  # the run was deleted
+                        return
+                    if current != cursor:
+                        html, cursor = await sync_to_async(_update_since)(
+                            request, run_id, cursor, query.step
+                        )
+                        if html:
+                            yield _event("status", html, cursor.token)
+                            quiet = time.monotonic()
+                    if cursor.finished:
+                        yield _event("done", "done")
+                        return
+                    if time.monotonic() - quiet > SSE_KEEPALIVE_SECONDS:
+                        yield ": keepalive\n\n"
                         quiet = time.monotonic()
-                if cursor.finished:
-                    yield _event("done", "done")
-                    return
-                if time.monotonic() - quiet > SSE_KEEPALIVE_SECONDS:
-                    yield ": keepalive\n\n"
-                    quiet = time.monotonic()
-                await waiting.wait(left)
+                    await waiting.wait(left)
+        finally:  # also when the client went away (the task is cancelled); a stream that never
+            # started gives its slot back when it is collected (files and connection close)
+            await slot.release()
 
     response = StreamingHttpResponse(stream(), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"

@@ -10,7 +10,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from runs.tests.browser.conftest import flush_reports, sign_in, watched_context
+from runs.tests.browser.conftest import SCREENSHOTS, flush_reports, sign_in, watched_context
 
 pytestmark = pytest.mark.browser
 
@@ -37,6 +37,27 @@ def test_the_login_page_is_served_with_the_policy(browser, rewind_server):
         response = page.goto("/login/")
         assert response is not None and NONCE.search(response.headers["content-security-policy"])
         sign_in(page, rewind_server)
+        flush_reports(page)
+        assert watched.csp_violations == [] and watched.errors == []
+
+
+def test_the_locked_sign_in_page_is_served_with_the_policy(browser, rewind_server):
+    """Ten wrong passwords for one username: the sign-in page says it is locked and until
+    when, in the site's style and under the policy (screenshots at desktop and phone width)."""
+    with watched_context(browser, rewind_server) as (context, watched):
+        page = context.new_page()
+        page.goto("/login/")
+        for _ in range(10):
+            page.get_by_label("Username").fill("locked-out-tester")
+            page.get_by_label("Password").fill("not the password")
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_load_state()
+        expect(page.get_by_role("alert")).to_contain_text("is locked")
+        expect(page.get_by_role("alert")).to_contain_text("Try again in 15 minutes")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        for width, height in ((1440, 900), (390, 844)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.screenshot(path=SCREENSHOTS / f"login-locked-{width}.png", full_page=True)
         flush_reports(page)
         assert watched.csp_violations == [] and watched.errors == []
 

@@ -12,6 +12,8 @@ the run is live and after.
 
 from __future__ import annotations
 
+import http.client
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -132,3 +134,67 @@ def test_a_running_runs_page_takes_each_step_in_place(page, rewind_server, scree
     page.set_viewport_size({"width": 390, "height": 844})
     page.screenshot(path=screenshot_dir / "run-live-deltas-finished-phone.png", full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def hold_streams(page: Page, server: RewindServer, path: str, count: int) -> list:
+    """``count`` event streams of ``path`` opened with the page's session, as other tabs and
+    devices of the same user would hold them (outside this browser: over HTTP/1.1 a browser
+    keeps six connections to a host, and the page must still load)."""
+    cookies = "; ".join(f"{c['name']}={c['value']}" for c in page.context.cookies())
+    host, port = server.base_url.removeprefix("http://").split(":")
+    held = []
+    for _ in range(count):
+        connection = http.client.HTTPConnection(host, int(port), timeout=30)
+        connection.request("GET", path, headers={"Cookie": cookies})
+        response = connection.getresponse()
+        assert response.status == 200, response.status
+        assert response.readline() == b": listening\n"
+        held.append(connection)
+    return held
+
+
+def test_a_page_over_the_stream_cap_is_refused_the_stream_and_polls(page, rewind_server):
+    """The user holds the four streams a user may open (REWIND_STREAMS_PER_USER's default),
+    from other tabs and devices; the page's own stream is answered 429, and its poller still
+    brings the steps and the end of the run."""
+    run = int(shell(rewind_server, NEW_RUN))
+    add_step(rewind_server, run, 0)
+    held = hold_streams(page, rewind_server, f"/runs/{run}/events/", 4)
+    try:
+        with page.expect_response(lambda r: "/events/" in r.url) as refused:
+            page.goto(f"/runs/{run}/")
+        assert refused.value.status == 429
+
+        add_step(rewind_server, run, 1)
+        expect(page.locator("#timeline-steps > li")).to_have_count(2, timeout=UI_TIMEOUT_MS)
+        shell(rewind_server, FINISH.format(run=run))
+        expect(page.locator("#run-status")).to_have_text("completed", timeout=UI_TIMEOUT_MS)
+    finally:
+        for connection in held:
+            connection.close()
+
+
+def test_six_tabs_of_a_running_run_leave_the_browser_a_connection_to_load_a_page(
+    page, rewind_server
+):
+    """Over HTTP/1.1 a browser keeps six connections to a host, and an open stream holds one:
+    with six tabs streaming, a seventh page would never load. Four streams a user, so the
+    fifth and sixth tabs poll, and the browser can still open a page."""
+    run = int(shell(rewind_server, NEW_RUN))
+    add_step(rewind_server, run, 0)
+    statuses = []
+    tabs = []
+    for _ in range(6):
+        tab = page.context.new_page()
+        with tab.expect_response(lambda r: "/events/" in r.url) as stream:
+            tab.goto(f"/runs/{run}/")
+        statuses.append(stream.value.status)
+        tabs.append(tab)
+    try:
+        page.goto("/runs/")
+        expect(page.get_by_role("heading", level=1)).to_be_visible()
+        assert statuses == [200] * 4 + [429] * 2
+    finally:
+        for tab in tabs:
+            tab.close()
+        shell(rewind_server, FINISH.format(run=run))
