@@ -86,7 +86,7 @@ def test_sampling_makes_k_live_replays_recorded_as_samples_and_runs_them(sample,
     response = sample(research_run, 3)
 
     assert response.status_code == 302
-    assert response["Location"] == url(research_run)
+    assert response["Location"] == f"{url(research_run)}?k=3&node=0"  # the form as it was sent
     samples = list(Run.objects.filter(sample_of=research_run))
     assert len(samples) == 3
     assert all(s.parent_id == research_run.pk and s.override is None for s in samples)
@@ -258,3 +258,33 @@ def test_forks_that_are_not_samples_are_not_counted(sample, signed_in, research_
     assert "2 samples" in text
     row = re.sub(r"\s+<", "<", step_row(text, "analyse"))
     assert '<td class="num samples">2</td><td class="num">1</td><td class="num">2/2</td>' in row
+
+
+def test_after_sampling_the_form_keeps_k_and_the_step(signed_in, research_run, settings):
+    """The form came back with k reset to 5 after every submit (issue 16, also noticed)."""
+    settings.TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}
+    analyse = research_run.nodes.get(name="analyse").sequence_id
+
+    response = signed_in.post(url(research_run), {"k": "3", "node": str(analyse)})
+
+    assert response.status_code == 302
+    assert response["Location"] == f"{url(research_run)}?k=3&node={analyse}"
+    page = signed_in.get(response["Location"]).content.decode()
+    assert 'name="k" value="3"' in page
+    assert f'<option value="{analyse}" selected>' in page
+    bad = signed_in.get(f"{url(research_run)}?k=99999&node=1").content.decode()
+    assert 'name="k" value="5"' in bad  # a value the form refuses is not offered back
+
+
+def test_no_sample_finished_yet_says_so_not_that_every_step_gave_one_output(
+    signed_in, run_row, node_row
+):
+    run = run_row()
+    node_row(run, 0, "plan")
+    run_row(parent=run, sample_of=run, status=Run.Status.QUEUED, mode="live")
+    Run.objects.filter(pk=run.pk).update(sample_count=1)
+
+    page = signed_in.get(url(run)).content.decode()
+
+    assert "No sample has finished yet" in page
+    assert "Every step gave one output" not in page

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
+from urllib.parse import urlencode
 
 from django import forms
 from django.db.models import Q
@@ -100,7 +101,9 @@ def histogram(step: StepStability) -> dict[str, Any]:
     }
 
 
-def _context(run: Run, form: SampleForm | None = None) -> dict[str, Any]:
+def _context(
+    run: Run, form: SampleForm | None = None, chosen: dict[str, Any] | None = None
+) -> dict[str, Any]:
     samples = list(run.samples.order_by("id"))
     # One query for the run's steps and every sample's.
     source_nodes: list[Node] = []
@@ -114,14 +117,23 @@ def _context(run: Run, form: SampleForm | None = None) -> dict[str, Any]:
         "run": run,
         "samples": samples,
         "unfinished": [s for s in samples if not s.is_finished],
+        "finished": sum(1 for s in samples if s.is_finished),
         "steps": [{"step": s, "chart": histogram(s)} for s in steps],
         "varying": sum(1 for s in steps if s.distinct > 1),
-        "form": form or SampleForm(source_nodes, initial=_initial(source_nodes)),
+        "form": form or SampleForm(source_nodes, initial=chosen or _initial(source_nodes)),
     }
 
 
 def _initial(nodes: list[Node]) -> dict[str, Any]:
     return {"k": DEFAULT_SAMPLES, "node": str(nodes[0].sequence_id) if nodes else ""}
+
+
+def _chosen(run: Run, request: HttpRequest) -> dict[str, Any] | None:
+    """The form as last sent (``?k=&node=``, after a POST), when it is still a valid choice."""
+    if "k" not in request.GET:
+        return None
+    form = SampleForm(list(run.nodes.order_by("sequence_id")), request.GET)
+    return form.cleaned_data if form.is_valid() else None
 
 
 @require_http_methods(["GET", "POST"])
@@ -149,9 +161,11 @@ def run_stability(request: HttpRequest, run_id: int) -> HttpResponse:
             else:
                 for sample in samples:
                     enqueue_run(sample)
-                return _go(request, reverse("run-stability", args=[run.pk]))
+                # Back to the page with the form as it was sent (k and the step kept).
+                chosen = urlencode({"k": k, "node": form.cleaned_data["node"]})
+                return _go(request, f"{reverse('run-stability', args=[run.pk])}?{chosen}")
         return render(request, "runs/stability.html", _context(run, form), status=status)
-    context = _context(run)
+    context = _context(run, chosen=_chosen(run, request))
     if request.htmx:
         response = render(request, "runs/stability.html#stability-live", context)
         if not context["unfinished"]:

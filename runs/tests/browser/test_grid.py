@@ -92,7 +92,8 @@ def test_try_several_values_then_sample_and_read_the_verdicts(page, rewind_serve
     expect(page.get_by_text("No samples yet")).to_be_visible()
     page.get_by_label("samples").fill("3")
     page.get_by_role("button", name="Sample k times").click()
-    expect(page).to_have_url(re.compile(rf"/runs/{run}/stability/$"))
+    expect(page).to_have_url(re.compile(rf"/runs/{run}/stability/\?k=3&node=\d+$"))
+    expect(page.get_by_label("samples")).to_have_value("3")  # the form as it was sent
     # the live region updates itself until every sample has finished
     expect(page.locator(".badge", has_text="sampling")).to_have_count(0, timeout=RUN_TIMEOUT_MS)
     expect(page.locator("svg.histogram")).to_have_count(STEPS)
