@@ -85,3 +85,21 @@ def resume_run(run: Run) -> Run:
         raise RewindError(f"run {run.pk} is {run.status}; only an interrupted run can be resumed")
     run.refresh_from_db()
     return run
+
+
+def cancel_run(run: Run, by: str) -> Run:
+    """Cancel a queued or running run (``by`` says who, in its error): a queued run is never
+    started; a running one stops at once — its worker stops waiting for the step in flight,
+    which is recorded failed and can write nothing more. Its finished steps stay: it can be
+    forked from any of them."""
+    if not Run.objects.cancel(run.pk, f"cancelled by {by}"):
+        run.refresh_from_db()
+        raise RunFinished(
+            f"run {run.pk} is {run.status}; only a queued or running run can be cancelled"
+        )
+    run.refresh_from_db()
+    return run
+
+
+class RunFinished(RewindError):
+    """The run has already finished: there is nothing to cancel."""

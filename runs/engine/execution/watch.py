@@ -68,7 +68,7 @@ def run_steps(
     outcome: list[BaseException | None] = []
     done = threading.Event()
     ending = threading.Lock()  # the thread ends, or is abandoned: one or the other first
-    abandoned: list[bool] = []  # then the thread keeps the connection, and closes it
+    abandoned: list[tuple[bool, Callable]] = []  # (given away?, the refusing wrapper)
     connection.inc_thread_sharing()
 
     def target() -> None:
@@ -82,11 +82,15 @@ def run_steps(
         finally:
             with ending:
                 done.set()
-            if abandoned and abandoned[0]:
-                try:
-                    connection.close()
-                finally:
-                    connection.dec_thread_sharing()
+            if abandoned:
+                given_away, refuse = abandoned[0]
+                if given_away:  # nobody else uses it: close it
+                    try:
+                        connection.close()
+                    finally:
+                        connection.dec_thread_sharing()
+                else:  # the caller's: refuse nothing more (a new thread may get this ident)
+                    connection.execute_wrappers.remove(refuse)
 
     thread = threading.Thread(target=target, name=name, daemon=True)
     thread.start()
@@ -102,28 +106,27 @@ def run_steps(
         with ending:
             if done.is_set():
                 break  # it finished as we gave up: nothing is abandoned
-            abandoned.append(_give_away(connection))
+            abandoned.append(_give_away(connection, thread))
         raise RunStopped(reason, cancelled=was_cancelled, step=in_flight)
     connection.dec_thread_sharing()
     if outcome and outcome[0] is not None:
         raise outcome[0]
 
 
-def _give_away(connection: Any) -> bool:
-    """Leave ``connection`` to the abandoned steps' thread, refusing its statements; this
+def _give_away(connection: Any, thread: threading.Thread) -> tuple[bool, Callable]:
+    """Leave ``connection`` to the abandoned steps' ``thread``, refusing its statements; this
     thread continues on a fresh connection — unless it is inside a transaction of its own,
-    which stays on this connection (then only the other threads' statements are refused).
-    True when the connection was given away."""
+    which must stay on this connection: then only ``thread``'s statements are refused.
+    Returns whether the connection was given away, and the refusing wrapper."""
     keep = connection.in_atomic_block
-    caller = threading.get_ident()
+    abandoned = thread.ident
 
     def refuse(execute, sql, params, many, context):  # noqa: ANN001 — Django's signature
-        if keep and threading.get_ident() == caller:
+        if keep and threading.get_ident() != abandoned:
             return execute(sql, params, many, context)
         raise StepAbandoned("not written: the run stopped waiting for this step")
 
     connection.execute_wrappers.append(refuse)
-    if keep:
-        return False
-    connections[DEFAULT_DB_ALIAS] = connections.create_connection(DEFAULT_DB_ALIAS)
-    return True
+    if not keep:
+        connections[DEFAULT_DB_ALIAS] = connections.create_connection(DEFAULT_DB_ALIAS)
+    return not keep, refuse
