@@ -396,6 +396,7 @@ UNVISITED = {
     Run.Status.COMPLETED: "not taken",
     Run.Status.FAILED: "not reached",
     Run.Status.INTERRUPTED: "not reached",
+    Run.Status.CANCELLED: "not reached",
 }
 
 
