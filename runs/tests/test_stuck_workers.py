@@ -60,15 +60,11 @@ def test_a_worker_gives_up_a_hanging_step_at_its_timeout_and_runs_the_next(
     assert tasks == {stuck.pk: "SUCCESSFUL", behind.pk: "SUCCESSFUL"}
 
 
-def test_cancelling_a_run_whose_step_hangs_frees_its_worker_at_once(
-    sleeper_settings, db_workers
-):
+def test_cancelling_a_run_whose_step_hangs_frees_its_worker_at_once(sleeper_settings, db_workers):
     db_workers(1, REWIND_PIPELINES=SLEEPER, REWIND_STEP_TIMEOUT="3600")
     stuck = create_run("sleeper", {})
     enqueue_run(stuck)
-    wait_for(
-        lambda: stuck.nodes.filter(name="first").exists(), timeout=30, what="the first step"
-    )
+    wait_for(lambda: stuck.nodes.filter(name="first").exists(), timeout=30, what="the first step")
     behind = create_run("research")
     enqueue_run(behind)
 
