@@ -271,7 +271,10 @@ def _stopped(run: Run, ctx: RunContext, recorder: StepRecorder, stopped: RunStop
     logger.warning("run %s stopped: %s", run.pk, stopped)
     if stopped.step is not None:
         message = f"cancelled while it ran ({stopped})" if stopped.cancelled else str(stopped)
-        recorder.abandoned(stopped.step, message)
+        try:
+            recorder.abandoned(stopped.step, message)
+        except Exception:  # noqa: BLE001 — the run must still end; the step row is a detail
+            logger.exception("run %s: the abandoned step %s was not written", run.pk, stopped.step)
     _count_hits(ctx)
     if not stopped.cancelled:
         finish_run(run, Run.Status.FAILED, error=str(stopped), warnings=ctx.warnings)
