@@ -112,7 +112,7 @@ hanging_quick = Pipeline(
     transitions=hanging.transitions,
     entrypoint=hanging.entrypoint,
     inputs=hanging.inputs,
-    step_timeout=1,
+    step_timeout=3,
 )
 
 APPS = {

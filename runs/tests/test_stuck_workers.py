@@ -24,6 +24,9 @@ from runs.tests.conftest import wait_for
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SLEEPER = "sleeper=runs.tests.slow_apps.sleeper"
+# Long enough for a cold worker's first steps on a loaded machine (imports, connections),
+# far shorter than the hang (60 s).
+TIMEOUT = "10"
 
 
 @pytest.fixture
@@ -41,17 +44,17 @@ def status(run: Run) -> str:
 def test_a_worker_gives_up_a_hanging_step_at_its_timeout_and_runs_the_next(
     sleeper_settings, db_workers
 ):
-    (worker,) = db_workers(1, REWIND_PIPELINES=SLEEPER, REWIND_STEP_TIMEOUT="1")
+    (worker,) = db_workers(1, REWIND_PIPELINES=SLEEPER, REWIND_STEP_TIMEOUT=TIMEOUT)
     stuck = create_run("sleeper", {})
     enqueue_run(stuck)
     behind = create_run("research")
     enqueue_run(behind)
 
     # The step hangs for 60 s; the worker is back long before that.
-    wait_for(lambda: status(behind) == Run.Status.COMPLETED, timeout=45, what="the run behind")
+    wait_for(lambda: status(behind) == Run.Status.COMPLETED, timeout=50, what="the run behind")
     stuck.refresh_from_db()
     assert stuck.status == Run.Status.FAILED, worker.output()
-    assert stuck.error == "step `slow` exceeded the step timeout of 1 s"
+    assert stuck.error == f"step `slow` exceeded the step timeout of {TIMEOUT} s"
     assert list(stuck.nodes.values_list("name", "status")) == [
         ("first", "completed"),
         ("slow", "failed"),
