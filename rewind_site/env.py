@@ -66,6 +66,25 @@ def env_pairs(name: str) -> dict[str, str]:
     return pairs
 
 
+def env_seconds(name: str, *, minimum: float, maximum: float) -> dict[str, float]:
+    """``NAME=a=30,b=1.5`` → ``{"a": 30.0, "b": 1.5}``: seconds per name, each in range."""
+    raw = os.environ.get(name, "").strip()
+    seconds: dict[str, float] = {}
+    for item in filter(None, (part.strip() for part in raw.split(","))):
+        key, sep, value = item.partition("=")
+        try:
+            number = float(value) if sep and key.strip() else None
+        except ValueError:
+            number = None
+        if number is None or not minimum <= number <= maximum:
+            raise ImproperlyConfigured(
+                f"{name} entries must look like name=seconds with seconds between {minimum} "
+                f"and {maximum}, got {item!r}"
+            )
+        seconds[key.strip()] = number
+    return seconds
+
+
 def env_secret(name: str, *, min_length: int = 50, min_unique: int = 5) -> str:
     """A secret (``SECRET_KEY``) from the environment, or "" when unset. A set one must pass
     Django's own deployment check (``security.W009``): long, varied and not Django's

@@ -13,7 +13,15 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from rewind_site.env import env_bool, env_float, env_int, env_pairs, env_secret, env_str
+from rewind_site.env import (
+    env_bool,
+    env_float,
+    env_int,
+    env_pairs,
+    env_seconds,
+    env_secret,
+    env_str,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -252,6 +260,11 @@ REWIND_LLM_RETRIES = env_int("REWIND_LLM_RETRIES", 2, minimum=0, maximum=10)
 REWIND_LLM_BACKOFF = env_float("REWIND_LLM_BACKOFF", 0.5, minimum=0.0, maximum=60.0)
 # A running run whose heartbeat is older than this is taken for dead and marked interrupted.
 REWIND_RUN_LEASE_SECONDS = env_int("REWIND_RUN_LEASE_SECONDS", 30, minimum=2, maximum=86400)
+# A step that runs longer than this fails, naming it, and the worker goes on to the next run
+# (the step's thread is abandoned: runs.engine.execution.watch). Per pipeline:
+# REWIND_STEP_TIMEOUTS=name=seconds,… or a Rewind Pipeline's own ``step_timeout``.
+REWIND_STEP_TIMEOUT = env_float("REWIND_STEP_TIMEOUT", 300.0, minimum=0.1, maximum=86400.0)
+REWIND_STEP_TIMEOUTS = env_seconds("REWIND_STEP_TIMEOUTS", minimum=0.1, maximum=86400.0)
 # The key is read from the environment when a call is made and never stored in settings
 # that could be dumped; see runs.engine.providers.config.
 # A run that takes this many steps without halting fails (a looping graph needs a halt).

@@ -1,10 +1,11 @@
-"""The JSON API: ``/api/health``, ``/api/runs`` and ``/api/runs/<run>[/forks]``.
+"""The JSON API: ``/api/health``, ``/api/runs`` and ``/api/runs/<run>[/forks|/cancel]``.
 
 Every answer is JSON, errors included (``{"error": "..."}``): 400 for a body that is not a
 JSON object, is nested deeper than ``BODY_DEPTH`` or holds a value of the wrong type
 (the message names the field), 401 for an anonymous caller, 404, 405 (with ``Allow``), 413 for
-a body over ``max_body_bytes()``, 415 for a body that is not ``application/json``, 429 (with
-``Retry-After``) for work over the user's daily budget (``runs.budgets``). A 500 is
+a body over ``max_body_bytes()``, 415 for a body that is not ``application/json``, 409 for a
+run that has already finished (cancel), 429 (with ``Retry-After``) for work over the user's daily
+budget (``runs.budgets``). A 500 is
 answered by ``rewind_site.urls.handler500`` after Django has logged it on ``django.request``.
 
 The views stay thin: the body is checked here, everything else is the engine's.
@@ -28,6 +29,7 @@ from runs.engine.analysis.projection import NewRun, projected_cost
 from runs.engine.analysis.report import run_json
 from runs.engine.calls.keys import PROVIDER_IDENTITIES
 from runs.engine.errors import RewindError
+from runs.engine.execution.leases import RunFinished, cancel_run
 from runs.engine.execution.new_runs import create_run
 from runs.engine.forking.forks import make_fork, resolve_fork
 from runs.jsontext import MAX_JSON_DEPTH, JSONTextError, nesting_depth_exceeds, parse_json
@@ -274,6 +276,18 @@ def fork_create(request: HttpRequest, run_id: int) -> JsonResponse:
         raise ApiError(400, str(exc)) from None
     enqueue_run(fork)
     return JsonResponse(run_json(fork), status=201)
+
+
+@endpoint("POST")
+def run_cancel(request: HttpRequest, run_id: int) -> JsonResponse:
+    """``POST /api/runs/<run>/cancel`` (no body) → the cancelled run; 409 once it finished."""
+    json_body(request)  # an empty body, or a JSON object (ignored): nothing else
+    run = _run(run_id)
+    try:
+        run = cancel_run(run, by=request.user.get_username())
+    except RunFinished as exc:
+        raise ApiError(409, str(exc)) from None
+    return JsonResponse(run_json(run), json_dumps_params={"ensure_ascii": False})
 
 
 # --- errors raised before a view runs ----------------------------------------------------------

@@ -399,6 +399,7 @@ UNVISITED = {
     Run.Status.COMPLETED: "not taken",
     Run.Status.FAILED: "not reached",
     Run.Status.INTERRUPTED: "not reached",
+    Run.Status.CANCELLED: "not reached",
 }
 NOT_YET = "not run yet"  # a step of a branching or looping graph while the run goes on
 RUNNING = "running"

@@ -41,7 +41,7 @@ TRIGGERS = (  # how many of migration 0007's triggers are installed
 POLL_SECONDS = 0.1  # SQLite: how often a stream reads the marker
 NOTIFY_SAFETY_SECONDS = 5.0  # PostgreSQL: a marker read even when no notification came
 
-FINISHED = frozenset({Run.Status.COMPLETED, Run.Status.FAILED, Run.Status.INTERRUPTED})
+FINISHED = Run.FINISHED
 
 
 @dataclass(frozen=True)

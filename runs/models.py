@@ -157,7 +157,8 @@ class StoresBlobsQuerySet(models.QuerySet):
 
 class RunQuerySet(models.QuerySet):
     """Every change of a run's status, each one conditional UPDATE: a run is claimed once,
-    interrupted only while running, resumed only when interrupted."""
+    interrupted only while running, resumed only when interrupted, cancelled only while
+    queued or running — and a cancelled run stays cancelled."""
 
     def claim(self, pk: int) -> bool:
         """queued → running; False when another process claimed it first."""
@@ -196,8 +197,25 @@ class RunQuerySet(models.QuerySet):
             )
         )
 
+    def cancel(self, pk: int, reason: str) -> bool:
+        """queued or running → cancelled, with ``reason`` as its error; False when the run
+        had already finished. A queued run is never started; a running one stops waiting
+        for its step at the executing worker's next status read (``leases.Heartbeat``)."""
+        return bool(
+            self.filter(pk=pk, status__in=[Run.Status.QUEUED, Run.Status.RUNNING]).update(
+                status=Run.Status.CANCELLED, finished_at=timezone.now(), error=reason
+            )
+        )
+
+    def status_of(self, pk: int) -> tuple[str, str] | None:
+        """The run's status and error (one query), or None when there is no such run."""
+        return self.filter(pk=pk).values_list("status", "error").first()
+
     def finish(self, pk: int, status: str, **fields: object) -> None:
-        self.filter(pk=pk).update(status=status, finished_at=timezone.now(), **fields)
+        """End an executed run — unless it was cancelled meanwhile: cancelled it stays."""
+        self.filter(pk=pk).exclude(status=Run.Status.CANCELLED).update(
+            status=status, finished_at=timezone.now(), **fields
+        )
 
     def mark_samples(self, source: Run, samples: list[Run]) -> None:
         """Record ``samples`` (live forks of ``source``) as its stability samples, and count
@@ -217,6 +235,10 @@ class Run(models.Model):
         COMPLETED = "completed"
         FAILED = "failed"
         INTERRUPTED = "interrupted"
+        CANCELLED = "cancelled"
+
+    # A run in one of these will not change by itself any more.
+    FINISHED = frozenset({Status.COMPLETED, Status.FAILED, Status.INTERRUPTED, Status.CANCELLED})
 
     class Mode(models.TextChoices):
         CACHE = "cache"
@@ -300,7 +322,7 @@ class Run(models.Model):
 
     @property
     def is_finished(self) -> bool:
-        return self.status in {self.Status.COMPLETED, self.Status.FAILED, self.Status.INTERRUPTED}
+        return self.status in self.FINISHED
 
     @property
     def replays_parent(self) -> bool:
@@ -593,9 +615,7 @@ class BurrState(StoresBlobs):
     position = models.CharField(max_length=100)
     status = models.CharField(max_length=10)
     # Not indexed: nothing looks a state row up by its snapshot, and blobs are never deleted.
-    state_blob = models.ForeignKey(
-        Blob, on_delete=models.PROTECT, related_name="+", db_index=False
-    )
+    state_blob = models.ForeignKey(Blob, on_delete=models.PROTECT, related_name="+", db_index=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = BurrStateManager()

@@ -25,6 +25,7 @@ urlpatterns = [
     path("runs/<int:run_id>/artifact/", runs.run_artifact, name="run-artifact"),
     path("runs/<int:run_id>/replay/", runs.run_replay, name="run-replay"),
     path("runs/<int:run_id>/resume/", runs.run_resume, name="run-resume"),
+    path("runs/<int:run_id>/cancel/", runs.run_cancel, name="run-cancel"),
     path("runs/<int:run_id>/export/", exports.run_export, name="run-export"),
     path("runs/<int:run_id>/nodes/<int:sequence_id>/", nodes.node_detail, name="node-detail"),
     path("runs/<int:run_id>/nodes/<int:sequence_id>/fork/", nodes.node_fork, name="node-fork"),
@@ -39,4 +40,5 @@ urlpatterns = [
     path("api/runs", api.run_create, name="api-run-create"),
     path("api/runs/<int:run_id>", api.run_detail, name="api-run"),
     path("api/runs/<int:run_id>/forks", api.fork_create, name="api-fork-create"),
+    path("api/runs/<int:run_id>/cancel", api.run_cancel, name="api-run-cancel"),
 ]

@@ -44,6 +44,7 @@ ROUTES = [
     Route("run-artifact", "/runs/{run}/artifact/", "GET", "login"),
     Route("run-replay", "/runs/{run}/replay/", "POST", "login"),
     Route("run-resume", "/runs/{run}/resume/", "POST", "login"),
+    Route("run-cancel", "/runs/{run}/cancel/", "POST", "login"),
     Route("node-detail", "/runs/{run}/nodes/0/", "GET", "login"),
     Route("node-fork", "/runs/{run}/nodes/0/fork/", "GET", "login"),
     Route("node-fork", "/runs/{run}/nodes/0/fork/", "POST", "login"),
@@ -62,6 +63,7 @@ ROUTES = [
     Route("api-run-create", "/api/runs", "POST", "401"),
     Route("api-run", "/api/runs/{run}", "GET", "401"),
     Route("api-fork-create", "/api/runs/{run}/forks", "POST", "401"),
+    Route("api-run-cancel", "/api/runs/{run}/cancel", "POST", "401"),
 ]
 POSTS = [r for r in ROUTES if r.method == "POST"]
 

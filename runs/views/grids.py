@@ -34,7 +34,7 @@ from runs.tasks import enqueue_run
 from runs.views.common import _get_node, _get_run, _go
 
 GRIDS_PER_PAGE = 25
-FINISHED = (Run.Status.COMPLETED, Run.Status.FAILED, Run.Status.INTERRUPTED)
+FINISHED = tuple(Run.FINISHED)
 
 
 # --------------------------------------------------------------------------- forms

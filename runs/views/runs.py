@@ -1,4 +1,4 @@
-"""A run's page and its live updates, its artifact; replay and resume.
+"""A run's page and its live updates, its artifact; replay, resume and cancel.
 
 Live updates are deltas. A page knows where it stands — the last step it shows and the run
 status it shows (``live.Cursor``, in its stream's and its poller's URLs as ``after`` and
@@ -40,7 +40,7 @@ from django_htmx.http import HttpResponseStopPolling
 from runs import live, slots
 from runs.diffview import describe_change
 from runs.engine.execution.artifacts import artifact_file, artifact_text
-from runs.engine.execution.leases import resume_run
+from runs.engine.execution.leases import RunFinished, cancel_run, resume_run
 from runs.engine.forking.replays import replay_request
 from runs.graph import RUNNING, run_graph
 from runs.live import Cursor
@@ -58,7 +58,7 @@ from runs.presenters import (
     unregistered,
 )
 from runs.progress import progress
-from runs.views.common import _get_run, _start, _start_fork
+from runs.views.common import _get_run, _go, _start, _start_fork
 
 SSE_MAX_SECONDS = 600  # a stream ends after this; the browser reconnects (EventSource does)
 SSE_KEEPALIVE_SECONDS = 15  # a comment line while nothing happens, so proxies keep it open
@@ -325,3 +325,15 @@ def run_resume(request: HttpRequest, run_id: int) -> HttpResponse:
 def run_replay(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _get_run(run_id)
     return _start_fork(request, lambda: replay_request(run), "this replay")
+
+
+@require_POST
+def run_cancel(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Cancel a queued or running run (any signed-in user may: every user sees every run),
+    then show its page; 409 when it has already finished."""
+    run = _get_run(run_id)
+    try:
+        cancel_run(run, by=request.user.get_username())
+    except RunFinished as exc:
+        return HttpResponse(str(exc), status=409, content_type="text/plain; charset=utf-8")
+    return _go(request, reverse("run-detail", args=[run.pk]))

@@ -136,8 +136,14 @@ class Pipeline:
     inputs: Mapping[str, Any] = field(default_factory=dict)  # defaults for a new run
     # The values each input may take (``runs.engine.apps.domains``); checked before a run is made.
     input_domains: Mapping[str, Domain] = field(default_factory=dict)
+    # Seconds one of its steps may take (None: REWIND_STEP_TIMEOUT); REWIND_STEP_TIMEOUTS wins.
+    step_timeout: float | None = None
 
     def __post_init__(self) -> None:
+        if self.step_timeout is not None and not 0 < self.step_timeout <= 86400:
+            raise PipelineError(
+                f"pipeline {self.name!r}: step_timeout must be between 0 and 86400 seconds"
+            )
         names = [node.name for node in self.nodes]
         if len(set(names)) != len(names):
             raise PipelineError(f"pipeline {self.name!r} declares a node twice")

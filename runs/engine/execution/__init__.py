@@ -7,7 +7,10 @@
 - ``runner``        ``execute_run``, ``finish_run`` and the loop that steps an application
 - ``recorder``      ``StepRecorder`` (a Burr hook): state row + step row + edge in one transaction
 - ``persister``     ``DjangoPersister`` (Burr's ``BaseStatePersister`` on the ORM)
-- ``leases``        ``Heartbeat``, ``mark_interrupted_runs``, ``resume_run``
+- ``leases``        ``Heartbeat``, ``mark_interrupted_runs``, ``resume_run``, ``cancel_run``
+- ``watch``         ``run_steps``: the steps in a thread of their own, watched (the step
+                    timeout, a cancel); ``step_timeout``
+- ``fence``         ``Fence``: every write of a step passes it; once closed it refuses them
 - ``artifacts``     writing the artifact atomically and finding it again
 - ``program``       ``ProgramRecorder``: a Burr app run by the user's own program
 

@@ -27,6 +27,7 @@ from runs.engine.calls.keys import llm_cache_key, tool_cache_key
 from runs.engine.calls.pricing import cost_usd
 from runs.engine.errors import NodeFailure, OverrideError, storable_text, unstorable_reason
 from runs.engine.execution.artifacts import write_artifact
+from runs.engine.execution.fence import Fence
 from runs.engine.forking.overrides import Override
 from runs.engine.providers.client import (
     ChatClient,
@@ -72,7 +73,9 @@ class StepRecord:
     secrets: set[str] = field(default_factory=set, repr=False)
 
     def node_fields(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__ if name != "secrets"}
+        return {
+            name: getattr(self, name) for name in self.__dataclass_fields__ if name != "secrets"
+        }
 
 
 @dataclass
@@ -124,6 +127,9 @@ class RunContext:
     # Hashes of blobs known to be stored (the source's states and values): a step whose
     # state and values are all among them stores no blob (runs.models.Blob).
     known_blobs: set[str] = field(default_factory=set)
+    # Every write a step makes passes it; closed when the run stops waiting for a step (a
+    # step timeout, a cancel): the abandoned step then writes nothing.
+    fence: Fence = field(default_factory=Fence)
     _client: ChatClient | None = None
 
     def client(self) -> ChatClient:
@@ -293,21 +299,22 @@ def _call_llm(
     problem = unstorable_reason(output)
     if problem:
         raise NodeFailure(f"the model output {problem}", raw=storable_text(response.content))
-    entry = cache.put_llm(
-        key=record.cache_key,
-        occurrence=occurrence,
-        node_name=spec.name,
-        provider=ctx.identity,
-        model_requested=chat.model,
-        model_answered=response.model,
-        request=request,
-        response={"content": response.content},
-        usage={
-            "prompt_tokens": response.prompt_tokens,
-            "completion_tokens": response.completion_tokens,
-            "total_tokens": response.total_tokens,
-        },
-    )
+    with ctx.fence.writing():
+        entry = cache.put_llm(
+            key=record.cache_key,
+            occurrence=occurrence,
+            node_name=spec.name,
+            provider=ctx.identity,
+            model_requested=chat.model,
+            model_answered=response.model,
+            request=request,
+            response={"content": response.content},
+            usage={
+                "prompt_tokens": response.prompt_tokens,
+                "completion_tokens": response.completion_tokens,
+                "total_tokens": response.total_tokens,
+            },
+        )
     record.cache_entries.append(f"llm:{entry.pk}")
     return output
 
@@ -355,12 +362,14 @@ def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) ->
             if not ctx.live:
                 record.cache_note = cache.explain_tool(spec.name, spec.version, args)
             output = _compute(spec, args, ctx)
-            stored = cache.put_tool(
-                key=key, tool=spec.name, tool_version=spec.version, args=args, result=output
-            )
+            with ctx.fence.writing():
+                stored = cache.put_tool(
+                    key=key, tool=spec.name, tool_version=spec.version, args=args, result=output
+                )
             record.cache_entries.append(f"tool:{stored.pk}")
     if spec.artifact and not ctx.preview:
-        ctx.artifact = write_artifact(ctx.artifact_dir, ctx.run_id, output)
+        with ctx.fence.writing():
+            ctx.artifact = write_artifact(ctx.artifact_dir, ctx.run_id, output)
     return output
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from contextlib import nullcontext
 from decimal import Decimal
 from typing import Any
 
@@ -30,6 +31,7 @@ from runs.engine.calls.capture import StepCalls
 from runs.engine.calls.capture.redaction import redact_text
 from runs.engine.errors import NodeFailure, storable_text
 from runs.engine.execution.actions import NodeAction, RunContext, StepRecord
+from runs.engine.execution.fence import InFlight
 from runs.engine.execution.persister import DjangoPersister
 from runs.hashing import content_sha256
 from runs.inserts import insert
@@ -86,10 +88,11 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
     ) -> None:
         # Overrides apply to one step, found by its sequence id.
         self.ctx.sequence_id = sequence_id
+        self.state_before, self.unstorable = state, None  # kept if the step is abandoned
         if isinstance(action, NodeAction):
+            self.calls, self.before = None, {}
             return
         llm = self.ctx.overrides.get(sequence_id, {})
-        self.state_before, self.unstorable = state, None
         semantic = self.stored_before = stored_state(state)
         self.before = step_inputs(self.ctx.turn, inputs, action, semantic)
         guarded = not self.ctx.live and not self.ctx.allow_network
@@ -103,6 +106,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
             llm_temperature=llm["llm.temperature"].value if "llm.temperature" in llm else None,
             hermetic=guarded and self.ctx.replay,
             guarded=guarded and (self.ctx.replay or self._unchanged(sequence_id, action, llm)),
+            fence=self.ctx.fence,
         )
         self.calls.__enter__()
         self.started = time.perf_counter()
@@ -188,7 +192,12 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         state: State,
         record: StepRecord,
         exception: BaseException | None = None,
+        *,
+        fenced: bool = True,
     ) -> Node:
+        """Write a finished step: its state row, its Node row and the edge to it, in one
+        transaction — through the run's fence (``fenced=False`` only for the step the run
+        abandoned, written by the run itself once the fence is closed)."""
         failed = exception is not None
         if failed:
             record.output, record.output_sha256 = None, ""
@@ -210,7 +219,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         )
         # One transaction: the blobs not stored yet (none, when the step reproduced its
         # source's state and values), the state row, the step row and the edge to it.
-        with transaction.atomic():
+        with self.ctx.fence.writing() if fenced else nullcontext(), transaction.atomic():
             stored = Blob.objects.store(
                 {**row.take_new_blobs(), **node.take_new_blobs()}, known=self.ctx.known_blobs
             )
@@ -226,12 +235,35 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
                         condition=self.ctx.pipeline.condition_label(self.ctx.previous_node, name),
                     )
                 )
+            if fenced:
+                self.ctx.fence.written()
         self.ctx.known_blobs.update(stored)  # committed: known from now on
         self.ctx.previous_node = name
         self.ctx.current = None
         if self.ctx.on_step is not None:
             self.ctx.on_step(node)
         return node
+
+    def abandoned(self, step: InFlight, message: str) -> Node | None:
+        """Write ``step``, which the run stopped waiting for (a step timeout, a cancel), as
+        failed with ``message``: the state it started from, its inputs, the calls it made so
+        far. None when it had not reached its first hook (nothing is known of it)."""
+        if self.ctx.sequence_id != step.sequence_id or self.state_before is None:
+            return None
+        calls = list(self.calls.calls) if self.calls is not None else []
+        if self.calls is None:  # a declared node: what it recorded so far
+            record = self.ctx.current or StepRecord(kind=self.ctx.pipeline.node(step.name).kind)
+        else:
+            llm = any(c.kind == "llm" for c in calls)
+            record = StepRecord(kind="llm" if llm else "tool" if calls else "code")
+            record.inputs = self.before
+            record.calls = [c.as_json() for c in calls]
+        record.latency_ms = round((time.monotonic() - step.started) * 1000, 3)
+        record.cache_source = "live"
+        return self.write(
+            "", str(self.ctx.run_id), step.sequence_id, step.name, self.state_before,
+            record, NodeFailure(message), fenced=False,
+        )  # fmt: skip
 
 
 class AsyncStepRecorder(PreRunStepHookAsync, PostRunStepHookAsync):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -34,6 +35,7 @@ from runs.engine.execution.recorder import (
     failure_message,
     step_inputs,
 )
+from runs.engine.execution.watch import RunStopped, run_steps, step_timeout
 from runs.engine.forking.overrides import effective_overrides
 from runs.hashing import content_sha256, trajectory_sha256
 from runs.models import BurrState, Node, Run
@@ -185,6 +187,7 @@ def drive(app: Application, run: Run, ctx: RunContext, recorder: StepRecorder, s
     turns = Turns(run, start)
     while turns.running(app):
         action, seq, inputs, writes = prepare_step(app, ctx, turns)
+        ctx.fence.begin(seq, action.name)
         if writes is not None:
             skip_step(app, ctx, recorder, action, seq, writes)
         else:
@@ -204,6 +207,7 @@ async def adrive(
     turns = Turns(run, start)
     while turns.running(app):
         action, seq, inputs, writes = prepare_step(app, ctx, turns)
+        ctx.fence.begin(seq, action.name)
         if writes is not None:
             await sync_to_async(skip_step, thread_sensitive=True)(
                 app, ctx, recorder, action, seq, writes
@@ -219,13 +223,18 @@ logger = logging.getLogger("rewind.runner")
 
 
 def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -> Run:
-    """Execute a queued run to the end; returns it finished (completed or failed).
+    """Execute a queued run to the end; returns it finished (completed, failed or cancelled).
 
-    Claims the run atomically (queued → running), so a run is never executed twice.
+    Claims the run atomically (queued → running), so a run is never executed twice; a run
+    cancelled before it started is returned as it is. The steps execute in a thread of their
+    own (``watch.run_steps``): a step that outlasts the step timeout fails the run, naming
+    it, and a cancel stops it — at once, whatever the step is doing.
     """
     claimed = Run.objects.claim(run_id)
     run = Run.objects.get(pk=run_id)
     if not claimed:
+        if run.status == Run.Status.CANCELLED:
+            return run
         raise RewindError(f"run {run_id} is {run.status}, not queued; it was not started again")
     heartbeat = Heartbeat(run_id)
     heartbeat.start()
@@ -241,9 +250,16 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
             hook.app = app
         start = start_turn(run, prior, app)
         if ctx.pipeline.is_async:
-            async_to_sync(adrive)(app, run, ctx, recorder, start)
+            work = partial(async_to_sync(adrive), app, run, ctx, recorder, start)
         else:
-            drive(app, run, ctx, recorder, start)
+            work = partial(drive, app, run, ctx, recorder, start)
+        run_steps(
+            work, ctx.fence, timeout=step_timeout(run.pipeline, ctx.pipeline),
+            cancelled=lambda: heartbeat.cancelled, name=f"run-{run_id}-steps",
+        )  # fmt: skip
+    except RunStopped as stopped:
+        heartbeat.stop()
+        _stopped(run, ctx, recorder, stopped)
     except Exception as exc:  # noqa: BLE001 — every failure ends the run as failed, loudly
         if not isinstance(exc, RewindError):
             logger.exception("run %s failed unexpectedly", run_id)
@@ -259,6 +275,22 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
         finish_run(run, Run.Status.COMPLETED, artifact=ctx.artifact, warnings=ctx.warnings)
     run.refresh_from_db()
     return run
+
+
+def _stopped(run: Run, ctx: RunContext, recorder: StepRecorder, stopped: RunStopped) -> None:
+    """The run stopped waiting for its steps: the step in flight is written failed (the
+    fence is closed: the abandoned step writes nothing more), the hits so far are counted, and
+    a timed-out run fails naming the step; a cancelled run stays as its cancel left it."""
+    logger.warning("run %s stopped: %s", run.pk, stopped)
+    if stopped.step is not None:
+        message = f"cancelled while it ran ({stopped})" if stopped.cancelled else str(stopped)
+        try:
+            recorder.abandoned(stopped.step, message)
+        except Exception:  # noqa: BLE001 — the run must still end; the step row is a detail
+            logger.exception("run %s: the abandoned step %s was not written", run.pk, stopped.step)
+    _count_hits(ctx)
+    if not stopped.cancelled:
+        finish_run(run, Run.Status.FAILED, error=str(stopped), warnings=ctx.warnings)
 
 
 def _count_hits(ctx: RunContext | None) -> None:

@@ -255,3 +255,28 @@ def test_invalid_new_run_inputs_are_an_inline_error(page, rewind_server):
     expect(form.locator(".error")).to_contain_text("must be one of", timeout=5_000)
     assert page.url == url
     assert_same_document(page)
+
+
+def test_a_queued_run_is_cancelled_from_its_page(page, rewind_server, screenshot_dir):
+    """Cancel run: confirmed, posted with htmx, and the page shows the run cancelled; the
+    worker, let go, never starts it."""
+    with rewind_server.worker_paused():
+        run = start_run(page)
+        expect(page.locator("#run-status")).to_have_text("queued")
+        cancel = page.get_by_role("button", name="Cancel run")
+        expect(cancel).to_be_visible()
+        for width, height in ((1440, 900), (390, 844)):
+            page.set_viewport_size({"width": width, "height": height})
+            page.screenshot(path=screenshot_dir / f"run-cancel-{width}.png", full_page=True)
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.once("dialog", lambda dialog: dialog.accept())
+        cancel.click()
+        expect(page.locator("#run-status")).to_have_text("cancelled", timeout=UI_TIMEOUT_MS)
+        expect(page.locator("#run-head .error")).to_have_text("cancelled by browser-tester")
+        expect(page.get_by_role("button", name="Cancel run")).to_have_count(0)
+
+    page.reload()
+    expect(page.locator("#run-status")).to_have_text("cancelled")
+    expect(page.locator("li.step[data-status=completed]")).to_have_count(0)
+    assert run_id_of(page) == run
+    page.screenshot(path=screenshot_dir / "run-cancelled.png", full_page=True)

@@ -187,6 +187,9 @@ class StepCalls:
     # from (``unreachable``), added to the step's error whatever the library made of it.
     unreachable: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # The run's fence (``runs.engine.execution.fence``): an answer is stored only through
+    # ``fence.writing()``, so a step the run gave up on stores none. None: no fence (a preview).
+    fence: Any = field(default=None, repr=False)
 
     def __enter__(self) -> StepCalls:
         ensure_slot().calls = self
@@ -292,7 +295,9 @@ class StepCalls:
             # An answer that reports no usage (a stream without include_usage) has an
             # unknown cost, never a zero.
             call.cost_usd = (
-                cost_usd(usage.model or call.model_requested, call.prompt_tokens, call.completion_tokens)
+                cost_usd(
+                    usage.model or call.model_requested, call.prompt_tokens, call.completion_tokens
+                )
                 if usage.reported
                 else None
             )
@@ -319,6 +324,10 @@ class StepCalls:
             self._store(call, described, stored)
 
     def _store(self, call: Call, described: dict, stored: dict[str, Any]) -> None:
+        with self.fence.writing() if self.fence is not None else nullcontext():
+            self._keep(call, described, stored)
+
+    def _keep(self, call: Call, described: dict, stored: dict[str, Any]) -> None:
         if call.kind == "llm":
             entry = cache.put_llm(
                 key=call.key,
@@ -416,9 +425,7 @@ class StepCalls:
         recorded call it most resembles and how it differs — it never goes out."""
         if not self.hermetic:
             return
-        recorded = [
-            entry for (seq, _, _), entry in self.pins.items() if seq == self.sequence_id
-        ]
+        recorded = [entry for (seq, _, _), entry in self.pins.items() if seq == self.sequence_id]
         call.error = misses.explain(described, recorded)
         self._add(call)
         self.refused = self.refused or call.error
