@@ -25,7 +25,7 @@ from django.views.csrf import csrf_failure as html_csrf_failure
 from runs.engine.analysis.report import run_json
 from runs.engine.errors import RewindError
 from runs.engine.execution.new_runs import create_run
-from runs.engine.forking.forks import create_fork
+from runs.engine.forking.forks import open_fork, resolve_fork
 from runs.jsontext import MAX_JSON_DEPTH, JSONTextError, nesting_depth_exceeds, parse_json
 from runs.models import Run
 from runs.tasks import enqueue_run
@@ -223,8 +223,12 @@ def run_create(request: HttpRequest) -> JsonResponse:
 
 @endpoint("POST")
 def fork_create(request: HttpRequest, run_id: int) -> JsonResponse:
-    """``POST /api/runs/<run>/forks`` ``{"node", "field", "value", "live"}`` → 201; without
-    ``field`` it is an unchanged replay. Refused overrides write nothing."""
+    """``POST /api/runs/<run>/forks`` ``{"node", "field", "value", "live"}``; without
+    ``field`` it is an unchanged replay. Refused overrides write nothing.
+
+    201 with the new run and ``"reused": false``; or, when the same fork was already made
+    (``open_fork``: same step, override and mode; never for ``"live": true``), 200 with
+    that run and ``"reused": true``, and nothing is written or enqueued."""
     raw = json_body(request)
     body = checked(raw, FORK_FIELDS)
     if "node" not in body:
@@ -236,18 +240,24 @@ def fork_create(request: HttpRequest, run_id: int) -> JsonResponse:
         raise ApiError(400, "value is given without a field to set it on")
     source = _run(run_id)
     try:
-        fork = create_fork(
-            source,
-            str(body["node"]),
-            field,
-            raw.get("value"),
-            from_text=False,
-            live=body.get("live", False),
+        opened = open_fork(
+            resolve_fork(
+                source,
+                str(body["node"]),
+                field,
+                raw.get("value"),
+                from_text=False,
+                live=body.get("live", False),
+            )
         )
     except RewindError as exc:
         raise ApiError(400, str(exc)) from None
-    enqueue_run(fork)
-    return JsonResponse(run_json(fork), status=201)
+    if not opened.reused:
+        enqueue_run(opened.run)
+    return JsonResponse(
+        {**run_json(opened.run), "reused": opened.reused},
+        status=200 if opened.reused else 201,
+    )
 
 
 # --- errors raised before a view runs ----------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.contrib import messages
 from django.http import (
     Http404,
     HttpRequest,
@@ -15,6 +16,7 @@ from django.urls import reverse
 from django_htmx.http import HttpResponseClientRedirect
 
 from runs.engine.errors import RewindError
+from runs.engine.forking.forks import Opened
 from runs.models import Node, Run
 from runs.tasks import enqueue_run
 
@@ -52,3 +54,31 @@ def _start(request: HttpRequest, make: Callable[[], Run]) -> HttpResponse:
         return HttpResponseBadRequest(str(exc))
     enqueue_run(run)
     return _go(request, reverse("run-detail", args=[run.pk]))
+
+
+def _opened(request: HttpRequest, opened: Opened) -> HttpResponse:
+    """Go to the run a fork request opened (``open_fork``): a new one is enqueued; one made
+    before is shown with a message saying so (django messages: the next page shows it, with
+    or without JavaScript)."""
+    if opened.reused:
+        messages.info(request, already_made(opened.run))
+    else:
+        enqueue_run(opened.run)
+    return _go(request, reverse("run-detail", args=[opened.run.pk]))
+
+
+def already_made(run: Run) -> str:
+    """What a person is told when the fork or replay they asked for already existed."""
+    state = {Run.Status.QUEUED: "queued", Run.Status.RUNNING: "still running"}.get(
+        run.status, "completed"
+    )
+    if run.override is None or run.replays_parent:
+        return (
+            f"You already asked for this replay: run {run.pk} ({state}). "
+            "Once it has finished, Replay unchanged checks again."
+        )
+    return (
+        f"You already made this fork: run {run.pk} ({state}). "
+        "An identical fork opens it; tick “live” in the fork editor to run it again without "
+        "the cache."
+    )

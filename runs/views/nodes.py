@@ -9,13 +9,12 @@ from django.http import (
 )
 from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_http_methods
 
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError, RewindError
-from runs.engine.forking.forks import change_preview, fork_at, make_fork
+from runs.engine.forking.forks import change_preview, fork_at, open_fork
 from runs.forms import ForkForm
 from runs.models import Node, Run
 from runs.presenters import (
@@ -24,8 +23,7 @@ from runs.presenters import (
     step_calls,
     unregistered,
 )
-from runs.tasks import enqueue_run
-from runs.views.common import _get_node, _get_run, _go
+from runs.views.common import _get_node, _get_run, _opened
 from runs.views.runs import graph_context, run_context, run_steps
 
 # What an inspector swap also updates: the graph and the timeline (to highlight the step)
@@ -109,15 +107,15 @@ def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespon
     if request.method == "POST":
         status = 400  # unless the fork is made below
         replay = "replay" in request.POST  # the "Replay unchanged" button ignores the fields
+        live = request.POST.get("live") == "1"  # skip the cache: always a new run
         if replay or form.is_valid():
             try:
                 # The form parsed the one changed field; that value is the fork's override.
-                fork = make_fork(fork_at(run, node, None if replay else form.override))
+                opened = open_fork(fork_at(run, node, None if replay else form.override, live=live))
             except RewindError as exc:
                 error = str(exc)  # e.g. the run is still running: nothing was written
             else:
-                enqueue_run(fork)
-                return _go(request, reverse("run-detail", args=[fork.pk]))
+                return _opened(request, opened)
     try:
         preview = change_preview(run, node) if run.is_finished else None
     except RewindError:

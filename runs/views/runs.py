@@ -39,9 +39,11 @@ from django_htmx.http import HttpResponseStopPolling
 
 from runs import live
 from runs.diffview import describe_change
+from runs.engine.errors import RewindError
 from runs.engine.execution.artifacts import artifact_file, artifact_text
 from runs.engine.execution.leases import resume_run
-from runs.engine.forking.replays import create_replay
+from runs.engine.forking.forks import open_fork
+from runs.engine.forking.replays import replay_of
 from runs.graph import run_graph
 from runs.live import Cursor
 from runs.models import Node, Run
@@ -57,7 +59,7 @@ from runs.presenters import (
     timeline_rows_html,
     unregistered,
 )
-from runs.views.common import _get_run, _start
+from runs.views.common import _get_run, _opened, _start
 
 SSE_MAX_SECONDS = 600  # a stream ends after this; the browser reconnects (EventSource does)
 SSE_KEEPALIVE_SECONDS = 15  # a comment line while nothing happens, so proxies keep it open
@@ -291,5 +293,11 @@ def run_resume(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @require_POST
 def run_replay(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Replay unchanged; a replay of this run still on its way is opened instead (a double
+    submit), a finished one is not (asking again checks again)."""
     run = _get_run(run_id)
-    return _start(request, lambda: create_replay(run))
+    try:
+        opened = open_fork(replay_of(run))
+    except RewindError as exc:
+        return HttpResponseBadRequest(str(exc))
+    return _opened(request, opened)

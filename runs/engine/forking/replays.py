@@ -5,13 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from runs.engine.errors import ForkError
-from runs.engine.forking.forks import create_fork
+from runs.engine.forking.forks import Fork, make_fork, resolve_fork
 from runs.engine.forking.overrides import Override
 from runs.models import Node, Run
 
 
 def create_replay(source: Run, *, live: bool = False, allow_network: bool = False) -> Run:
-    """A queued replay that should reproduce ``source`` exactly.
+    """A queued replay that should reproduce ``source`` exactly: always a new one (batch
+    replays re-check; the dashboard's button goes through ``open_fork(replay_of(...))``)."""
+    return make_fork(replay_of(source, live=live, allow_network=allow_network))
+
+
+def replay_of(source: Run, *, live: bool = False, allow_network: bool = False) -> Fork:
+    """The replay of ``source``, resolved but not made.
 
     A root run is replayed from its first step with no override. A fork is replayed from its
     own fork point carrying its own override, so the replay re-executes what the fork
@@ -26,8 +32,8 @@ def create_replay(source: Run, *, live: bool = False, allow_network: bool = Fals
         raise ForkError(f"run {source.pk} executed no step; there is nothing to replay")
     override = Override.from_json(source.override)
     if override is None:
-        return create_fork(source, str(first.sequence_id), live=live, allow_network=allow_network)
-    return create_fork(
+        return resolve_fork(source, str(first.sequence_id), live=live, allow_network=allow_network)
+    return resolve_fork(
         source, str(first.sequence_id), override.field, override.value,
         from_text=False, live=live, allow_network=allow_network,
     )  # fmt: skip
