@@ -51,6 +51,7 @@ RECENT_RUNS = 30
 # Words (numbers with their decimal point or thousands separator kept whole), runs of
 # whitespace, and single punctuation marks: the units a word diff is taken over.
 _TOKEN = re.compile(r"\s+|\w+(?:[.,'’]\w+)*|[^\w\s]")
+_WORD = re.compile(r"\w")
 
 
 # --------------------------------------------------------------------------- word diff
@@ -147,11 +148,12 @@ class FirstChange:
 
 
 def _words(tokens: Sequence[str], count: int, *, last: bool) -> list[str]:
-    """The first (or ``last``) tokens of ``tokens`` holding ``count`` words."""
+    """The first (or ``last``) tokens of ``tokens`` holding ``count`` words (spaces and
+    punctuation come along without counting)."""
     picked: list[str] = []
     seen = 0
     for token in reversed(tokens) if last else tokens:
-        if not token.isspace():
+        if _WORD.search(token):
             if seen == count:
                 break
             seen += 1
