@@ -210,3 +210,32 @@ def test_compare_names_what_a_short_override_replaced(signed_in, research_run, r
     text = signed_in.get(f"/compare/{research_run.pk}/{fork.pk}/").content.decode()
 
     assert "with <code>args.cost_scale</code> = <code>3.0</code> (was <code>1.0</code>)." in text
+
+
+# --- the run page's header ----------------------------------------------------------------------
+
+
+def test_the_run_page_names_a_long_overrides_changed_words(signed_in, research_run):
+    fork = create_fork(research_run, "critique", "prompt", edited(old_prompt(research_run)))
+
+    for url in (f"/runs/{fork.pk}/", f"/runs/{fork.pk}/nodes/0/"):
+        text = signed_in.get(url).content.decode()
+        header = text[
+            text.index('<p class="meta">') : text.index("</p>", text.index('<p class="meta">'))
+        ]
+        assert "with <code>prompt</code> changed:" in header
+        assert "<del>weaknesses</del><ins>strengths</ins>" in header
+
+
+def test_the_run_page_header_of_a_short_override_reads_no_source_step(signed_in, research_run):
+    fork = create_fork(research_run, "analyse", "args.cost_scale", "3")
+
+    with CaptureQueriesContext(connection) as queries:
+        text = signed_in.get(f"/runs/{fork.pk}/").content.decode()
+
+    assert "with <code>args.cost_scale</code> = <code>3.0</code>" in text
+    # 1. session  2. user  3. the run (its parent joined)  4. its steps  5. the cache usage of
+    # its inherited llm step: no query for the source step
+    sql = [q["sql"] for q in queries.captured_queries]
+    assert len(sql) == 5, "\n".join(sql)
+    assert sum('FROM "runs_node"' in q for q in sql) == 1

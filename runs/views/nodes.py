@@ -24,7 +24,7 @@ from runs.presenters import (
     unregistered,
 )
 from runs.views.common import _get_node, _get_run, _opened
-from runs.views.runs import graph_context, run_context, run_steps
+from runs.views.runs import graph_context, header_change, run_context, run_steps
 
 # What an inspector swap also updates: the graph and the timeline (to highlight the step)
 # and, while the run goes on, the live stream (so its next update keeps the highlight).
@@ -83,7 +83,7 @@ def node_detail(request: HttpRequest, run_id: int, sequence_id: int) -> HttpResp
             html += render_to_string(f"runs/run_detail.html#{region}", context, request=request)
         response = HttpResponse(html)
     else:  # a link followed without JavaScript, a reload, or htmx restoring history
-        context = {**run_context(run, steps, selected), **inspector}
+        context = {**run_context(run, steps, selected), **inspector, "change": header_change(run)}
         response = render(request, "runs/node_detail.html", context)
     # The same URL answers a page and a fragment: a cache must not give one for the other.
     patch_vary_headers(response, ("HX-Request", "HX-History-Restore-Request"))
