@@ -85,9 +85,7 @@ def test_the_same_fork_twice_opens_the_first_and_shows_what_changed(
     page.screenshot(path=screenshot_dir / f"forks-list-{width}.png", full_page=True)
     # a search finds one fork of this run with that change: the second submit made none
     page.goto("/runs/?q=strengths")
-    expect(page.locator("table.runs tbody tr").filter(has_text=f"(fork of {run})")).to_have_count(
-        1
-    )
+    expect(page.locator("table.runs tbody tr").filter(has_text=f"(fork of {run})")).to_have_count(1)
 
     # the compare page: the override itself, word-diffed against the old prompt
     page.goto(f"/compare/{run}/{fork}/")
