@@ -69,8 +69,9 @@ def test_the_same_fork_twice_opens_the_first_and_shows_what_changed(
     message = page.locator("ul.messages")
     expect(message).to_contain_text(f"You already made this fork: run {fork}")
     expect(page.locator("#run-status")).to_have_text("completed", timeout=RUN_TIMEOUT_MS)
+    expect(page.locator("p.meta .words ins")).to_have_text("strengths")  # the header
     no_sideways_scroll(page)
-    page.screenshot(path=screenshot_dir / f"forks-already-made-{width}.png", full_page=True)
+    page.screenshot(path=screenshot_dir / f"forks-already-made-{width}.png")
 
     # one fork in the list, shown by the words that changed, not the prompt's first line
     page.goto("/runs/")
@@ -95,15 +96,21 @@ def test_the_same_fork_twice_opens_the_first_and_shows_what_changed(
     expect(change.locator(".inline-diff ins")).to_have_text("strengths")
     no_sideways_scroll(page)
     page.screenshot(path=screenshot_dir / f"forks-compare-{width}.png", full_page=True)
+    page.screenshot(path=screenshot_dir / f"forks-compare-top-{width}.png")  # the viewport
 
 
-def test_a_live_fork_is_a_new_run_every_time(page, rewind_server):
+@pytest.mark.parametrize("width", VIEWPORTS)
+def test_a_live_fork_is_a_new_run_every_time(page, rewind_server, screenshot_dir, width):
+    page.set_viewport_size(VIEWPORTS[width])
     run = new_run(rewind_server)
     made = []
     for _ in range(2):
         page.goto(f"/runs/{run}/nodes/2/fork/")
         page.get_by_label("args.cost_scale").fill("3")
         page.get_by_label(re.compile("live: skip the cache")).check()
+        if not made:
+            no_sideways_scroll(page)
+            page.locator("form.fork").screenshot(path=screenshot_dir / f"forks-editor-{width}.png")
         page.get_by_role("button", name="Fork with this change").click()
         expect(page).to_have_url(re.compile(r"/runs/(\d+)/$"), timeout=UI_TIMEOUT_MS)
         made.append(int(re.search(r"/runs/(\d+)/$", page.url)[1]))
