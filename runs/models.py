@@ -157,7 +157,7 @@ class StoresBlobsQuerySet(models.QuerySet):
 
 def same_override(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:
     """Two stored overrides make the same change: the same node, field and value (canonical
-    JSON, so key order never matters and a float stays a float). ``was`` is not compared."""
+    JSON, so key order never matters and a float stays a float)."""
     if not a or not b:
         return not a and not b
     keys = ("node", "field", "value")
@@ -605,7 +605,9 @@ class BurrState(StoresBlobs):
     position = models.CharField(max_length=100)
     status = models.CharField(max_length=10)
     # Not indexed: nothing looks a state row up by its snapshot, and blobs are never deleted.
-    state_blob = models.ForeignKey(Blob, on_delete=models.PROTECT, related_name="+", db_index=False)
+    state_blob = models.ForeignKey(
+        Blob, on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = BurrStateManager()
