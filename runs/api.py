@@ -24,14 +24,20 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.csrf import csrf_failure as html_csrf_failure
 
-from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted, seconds_to_renewal
+from runs.budgets import (
+    BUDGET_STATUS,
+    BudgetExceeded,
+    admitted,
+    open_within_budget,
+    seconds_to_renewal,
+)
 from runs.engine.analysis.projection import NewRun, projected_cost
 from runs.engine.analysis.report import run_json
 from runs.engine.calls.keys import PROVIDER_IDENTITIES
 from runs.engine.errors import RewindError
 from runs.engine.execution.leases import RunFinished, cancel_run
 from runs.engine.execution.new_runs import create_run
-from runs.engine.forking.forks import make_fork, resolve_fork
+from runs.engine.forking.forks import resolve_fork
 from runs.jsontext import MAX_JSON_DEPTH, JSONTextError, nesting_depth_exceeds, parse_json
 from runs.models import Run
 from runs.tasks import enqueue_run
@@ -245,8 +251,12 @@ def run_create(request: HttpRequest) -> JsonResponse:
 
 @endpoint("POST")
 def fork_create(request: HttpRequest, run_id: int) -> JsonResponse:
-    """``POST /api/runs/<run>/forks`` ``{"node", "field", "value", "live", "provider"}`` → 201; without
-    ``field`` it is an unchanged replay. Refused overrides write nothing."""
+    """``POST /api/runs/<run>/forks`` ``{"node", "field", "value", "live", "provider"}``;
+    without ``field`` it is an unchanged replay. Refused overrides write nothing.
+
+    201 with the new run and ``"reused": false``; or, when the same fork was already made
+    (``open_fork``: same step, override, mode and provider; never for ``"live": true``), 200
+    with that run and ``"reused": true``, and nothing is written or enqueued."""
     raw = json_body(request)
     body = checked(raw, FORK_FIELDS)
     if "node" not in body:
@@ -267,15 +277,17 @@ def fork_create(request: HttpRequest, run_id: int) -> JsonResponse:
             live=body.get("live", False),
             provider=body.get("provider"),
         )
-        with admitted(request.user, lambda: projected_cost(wanted)) as admission:
-            fork = make_fork(wanted)
-            admission.record(fork)
+        opened = open_within_budget(request.user, wanted)
     except BudgetExceeded as exc:
         return over_budget(exc)
     except RewindError as exc:
         raise ApiError(400, str(exc)) from None
-    enqueue_run(fork)
-    return JsonResponse(run_json(fork), status=201)
+    if not opened.reused:
+        enqueue_run(opened.run)
+    return JsonResponse(
+        {**run_json(opened.run), "reused": opened.reused},
+        status=200 if opened.reused else 201,
+    )
 
 
 @endpoint("POST")

@@ -37,8 +37,9 @@ from django.db import transaction
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
-from runs.engine.analysis.projection import Projection
+from runs.engine.analysis.projection import Projection, projected_cost
 from runs.engine.errors import RewindError
+from runs.engine.forking.forks import Fork, Opened, existing_fork, open_fork
 from runs.models import ProviderSettings, Run
 
 # How a refusal is answered, by the API and the dashboard's forms alike: 429 Too Many
@@ -228,3 +229,17 @@ def admitted(user: Any, project: Callable[[], Projection]) -> Iterator[Admission
             if reason is not None:
                 raise BudgetExceeded(reason[:1].upper() + reason[1:])
         yield Admission(user, projection)
+
+
+def open_within_budget(user: Any, wanted: Fork, what: str = "this fork") -> Opened:
+    """The fork a person asked for: the one already made (``open_fork``'s rule; it costs
+    nothing, so no budget check), else a new one admitted as ``user``'s within their daily
+    budget (``BudgetExceeded`` otherwise; nothing written). The dashboard's and the API's."""
+    existing = existing_fork(wanted)
+    if existing is not None:
+        return Opened(existing, reused=True)
+    with admitted(user, lambda: projected_cost(wanted, what=what)) as admission:
+        opened = open_fork(wanted)  # under the source's lock: a request that raced this one
+        if not opened.reused:
+            admission.record(opened.run)
+    return opened

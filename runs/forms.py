@@ -400,7 +400,7 @@ class ForkForm(forms.Form):
         return forms.CharField(**common)
 
     # What a fork POST may carry besides the node's fields.
-    CONTROL_FIELDS = frozenset({"csrfmiddlewaretoken", "replay"})
+    CONTROL_FIELDS = frozenset({"csrfmiddlewaretoken", "replay", "live"})
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

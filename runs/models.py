@@ -155,6 +155,15 @@ class StoresBlobsQuerySet(models.QuerySet):
         return queryset.select_related(*keep) if keep else queryset
 
 
+def same_override(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:
+    """Two stored overrides make the same change: the same node, field and value (canonical
+    JSON, so key order never matters and a float stays a float)."""
+    if not a or not b:
+        return not a and not b
+    keys = ("node", "field", "value")
+    return canonical_json([a.get(k) for k in keys]) == canonical_json([b.get(k) for k in keys])
+
+
 class RunQuerySet(models.QuerySet):
     """Every change of a run's status, each one conditional UPDATE: a run is claimed once,
     interrupted only while running, resumed only when interrupted, cancelled only while
@@ -216,6 +225,33 @@ class RunQuerySet(models.QuerySet):
         self.filter(pk=pk).exclude(status=Run.Status.CANCELLED).update(
             status=status, finished_at=timezone.now(), **fields
         )
+
+    def identical_fork(
+        self,
+        source: Run,
+        sequence_id: int,
+        override: dict[str, Any] | None,
+        mode: str,
+        statuses: Iterable[str],
+    ) -> Run | None:
+        """The newest run that forked ``source`` at step ``sequence_id`` with the same override
+        (node, field and value compared as canonical JSON; None: an unchanged replay) in
+        ``mode``, whose status is one of ``statuses`` — or None. Stability samples are not
+        forks a person asked for and are never returned. Candidates are few (the forks of one
+        run at one step), so the value is compared here rather than in SQL, where JSON
+        equality differs between SQLite and PostgreSQL."""
+        candidates = self.filter(
+            parent=source,
+            fork_sequence_id=sequence_id,
+            mode=mode,
+            status__in=list(statuses),
+            sample_of__isnull=True,
+        ).order_by("-created_at", "-id")
+        if override is None:
+            candidates = candidates.filter(override__isnull=True)
+        else:
+            candidates = candidates.filter(override__field=override.get("field"))
+        return next((r for r in candidates if same_override(r.override, override)), None)
 
     def mark_samples(self, source: Run, samples: list[Run]) -> None:
         """Record ``samples`` (live forks of ``source``) as its stability samples, and count
@@ -336,8 +372,7 @@ class Run(models.Model):
         return (
             parent.override is not None
             and parent.fork_sequence_id == self.fork_sequence_id
-            and [parent.override.get(k) for k in ("node", "field", "value")]
-            == [self.override.get(k) for k in ("node", "field", "value")]
+            and same_override(parent.override, self.override)
         )
 
 

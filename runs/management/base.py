@@ -244,7 +244,6 @@ class RewindCommand(BaseCommand):
     ) -> None:
         """Run ``run`` here (or enqueue it with ``--enqueue``), print it, and exit non-zero
         if it did not complete."""
-        from runs.engine.analysis.report import run_json
         from runs.engine.execution.runner import execute_run
         from runs.tasks import enqueue_run
 
@@ -252,12 +251,19 @@ class RewindCommand(BaseCommand):
             enqueue_run(run)
         else:
             run = execute_run(run.pk, on_step=self.progress(total))
+        self.report(run, options, finished=not options["enqueue"])
+
+    def report(self, run: Run, options: dict[str, Any], *, finished: bool = True) -> None:
+        """Print ``run`` (``--json``: the contract object alone); exit non-zero if it was
+        meant to be ``finished`` and did not complete."""
+        from runs.engine.analysis.report import run_json
+
         data = run_json(run)
         if options["json"]:
             self.print_json(data)
         else:
             self.stdout.write(format_run(data))
-        if not options["enqueue"] and run.status != Run.Status.COMPLETED:
+        if finished and run.status != Run.Status.COMPLETED:
             raise CommandError(f"run {run.pk} {run.status}: {run.error}")
 
     def print_json(self, value: Any) -> None:

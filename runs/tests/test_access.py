@@ -173,7 +173,9 @@ def test_posts_with_the_csrf_token_go_through(research_run, django_user_model):
     form = client.post(f"/runs/{research_run.pk}/replay/", {"csrfmiddlewaretoken": token})
     api = client.post(
         f"/api/runs/{research_run.pk}/forks",
-        json.dumps({"node": "plan"}),
+        # not "plan": the form above just asked for that very replay, which the API would
+        # open (200) rather than make again (runs.engine.forking.forks.open_fork)
+        json.dumps({"node": "critique"}),
         "application/json",
         headers={"X-CSRFToken": token},
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.contrib import messages
 from django.http import (
     Http404,
     HttpRequest,
@@ -14,10 +15,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django_htmx.http import HttpResponseClientRedirect
 
-from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted
-from runs.engine.analysis.projection import projected_cost
+from runs.budgets import BUDGET_STATUS, BudgetExceeded, open_within_budget
 from runs.engine.errors import RewindError
-from runs.engine.forking.forks import Fork, make_fork
+from runs.engine.forking.forks import Fork, Opened
 from runs.models import Node, Run
 from runs.tasks import enqueue_run
 
@@ -58,16 +58,40 @@ def _start(request: HttpRequest, make: Callable[[], Run]) -> HttpResponse:
 
 
 def _start_fork(request: HttpRequest, resolve: Callable[[], Fork], what: str) -> HttpResponse:
-    """Make the fork ``resolve`` asks for as the user's, within their daily budget, enqueue
-    it and go to its page; a refusal is a 400, one over the budget a 429 (text)."""
+    """Open the fork ``resolve`` asks for and show its page (a new one enqueued); a refusal is
+    a 400, one over the budget a 429 (text)."""
     try:
-        wanted = resolve()
-        with admitted(request.user, lambda: projected_cost(wanted, what=what)) as admission:
-            run = make_fork(wanted)
-            admission.record(run)
+        opened = open_within_budget(request.user, resolve(), what)
     except BudgetExceeded as exc:
         return HttpResponse(str(exc), status=BUDGET_STATUS, content_type="text/plain")
     except RewindError as exc:
         return HttpResponseBadRequest(str(exc))
-    enqueue_run(run)
-    return _go(request, reverse("run-detail", args=[run.pk]))
+    return _opened(request, opened)
+
+
+def _opened(request: HttpRequest, opened: Opened) -> HttpResponse:
+    """Go to the run a fork request opened (``open_fork``): a new one is enqueued; one made
+    before is shown with a message saying so (django messages: the next page shows it, with
+    or without JavaScript)."""
+    if opened.reused:
+        messages.info(request, already_made(opened.run))
+    else:
+        enqueue_run(opened.run)
+    return _go(request, reverse("run-detail", args=[opened.run.pk]))
+
+
+def already_made(run: Run) -> str:
+    """What a person is told when the fork or replay they asked for already existed."""
+    state = {Run.Status.QUEUED: "queued", Run.Status.RUNNING: "still running"}.get(
+        run.status, "completed"
+    )
+    if run.override is None or run.replays_parent:
+        return (
+            f"You already asked for this replay: run {run.pk} ({state}). "
+            "Once it has finished, Replay unchanged checks again."
+        )
+    return (
+        f"You already made this fork: run {run.pk} ({state}). "
+        "An identical fork opens it; tick “live” in the fork editor to run it again without "
+        "the cache."
+    )

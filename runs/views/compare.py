@@ -14,7 +14,7 @@ from runs.diffview import compare_choices, describe_change, relation, side_by_si
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.execution.artifacts import artifact_text
 from runs.forms import CompareForm, ComparePickForm
-from runs.models import Run
+from runs.models import Node, Run
 from runs.views.common import _get_run, _partial
 
 
@@ -69,8 +69,9 @@ def compare(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
         "b": b,
         "selected_a": a.pk,
         "selected_b": b.pk,
-        "change_a": describe_change(a),
-        "change_b": describe_change(b),
+        # A child is described against its parent's step it forked: the override's old value.
+        "change_a": describe_change(a, _step(nodes_b, a) if a.parent_id == b.pk else None),
+        "change_b": describe_change(b, _step(nodes_a, b) if b.parent_id == a.pk else None),
         "relation": relation(a, b),
         "result": result,
         "steps": [s for s in steps if not (only_different and s.same)],
@@ -85,3 +86,8 @@ def compare(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
     if not request.htmx:
         context["lineage_choices"], context["recent_choices"] = compare_choices(a, b)
     return _partial(request, "runs/compare.html", "diff", context)
+
+
+def _step(parent_nodes: list[Node], child: Run) -> Node | None:
+    """The parent's step that ``child`` forked, among the parent's steps already loaded."""
+    return next((n for n in parent_nodes if n.sequence_id == child.fork_sequence_id), None)

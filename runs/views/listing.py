@@ -3,6 +3,7 @@ new-run form, built from the chosen pipeline's declared inputs."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -11,6 +12,7 @@ from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
 from django.db.models import (
+    Case,
     DecimalField,
     Exists,
     IntegerField,
@@ -19,8 +21,11 @@ from django.db.models import (
     QuerySet,
     Subquery,
     Sum,
+    TextField,
+    Value,
+    When,
 )
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Cast, Coalesce, Length
 from django.http import (
     HttpRequest,
     HttpResponse,
@@ -32,7 +37,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
 from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted
-from runs.diffview import Change, describe_change
+from runs.diffview import LIST_VALUE_CHARS, Change, describe_change
 from runs.engine.analysis.projection import NewRun, projected_cost
 from runs.engine.apps.registry import pipeline_names
 from runs.engine.errors import RewindError
@@ -75,14 +80,70 @@ class RunRow:
         return f"{minutes} min {seconds:02d} s"
 
 
+# Which stored value of a step holds an override's field (``current_fields``): a field named
+# here exactly, or starting with a name ending in ".".
+VALUE_OF_FIELD = {
+    "prompt": ("prompt",),
+    "inputs": ("args.", "state.", "input."),
+    "output": ("output", "writes."),
+}
+# A stored override at most this long cannot hold a value longer than ``LIST_VALUE_CHARS``
+# (its keys alone take 33 characters), so the list reads no source value for it.
+SHORT_OVERRIDE_CHARS = LIST_VALUE_CHARS + 20
+
+
+def _field_is(names: tuple[str, ...]) -> Q:
+    query = Q()
+    for name in names:
+        query |= (
+            Q(override__field__startswith=name) if name.endswith(".") else Q(override__field=name)
+        )
+    return query
+
+
+def _source_value_json() -> Case:
+    """For a fork whose value may be too long for a cell, the stored value (the blob's JSON)
+    of its source step that holds the overridden field — a subquery of the same SELECT."""
+    source = Node.objects.filter(
+        run=OuterRef("parent_id"), sequence_id=OuterRef("fork_sequence_id")
+    ).order_by()
+    long = Q(override_chars__gt=SHORT_OVERRIDE_CHARS)
+    return Case(
+        *(
+            When(long & _field_is(names), then=Subquery(source.values(f"{value}_blob__body")[:1]))
+            for value, names in VALUE_OF_FIELD.items()
+        ),
+        default=Value(None),
+        output_field=TextField(),
+    )
+
+
+def _source_step(run: Run) -> Node | None:
+    """The source step of a fork listed, holding only the value its override's field is read
+    from (``current_fields``), or None when the list did not read it."""
+    body = getattr(run, "source_value_json", None)
+    field = (run.override or {}).get("field", "")
+    if body is None:
+        return None
+    for value, names in VALUE_OF_FIELD.items():
+        if any(field.startswith(n) if n.endswith(".") else field == n for n in names):
+            step = Node(name=run.fork_node, sequence_id=run.fork_sequence_id)
+            setattr(step, value, json.loads(body))
+            return step
+    return None
+
+
 def _with_totals(runs: QuerySet[Run]) -> QuerySet[Run]:
-    """Tokens and cost of the steps each run executed, as subqueries of the same SELECT: the
-    list costs no query per row, and none more than without them."""
+    """Tokens and cost of the steps each run executed, and a long override's source value,
+    as subqueries of the same SELECT: the list costs no query per row, and none more than
+    without them."""
     executed = Node.objects.filter(run=OuterRef("pk")).exclude(
         cache_source=Node.CacheSource.INHERITED
     )
     per_run = executed.order_by().values("run")
+    runs = runs.annotate(override_chars=Length(Cast("override", TextField())))
     return runs.select_related("parent").annotate(
+        source_value_json=_source_value_json(),
         step_tokens=Coalesce(
             Subquery(
                 per_run.annotate(s=Sum("total_tokens")).values("s"), output_field=IntegerField()
@@ -102,7 +163,8 @@ def _row(run: Run, depth: int, now: datetime) -> RunRow:
     if run.started_at is not None:
         seconds = ((run.finished_at or now) - run.started_at).total_seconds()
     cost = None if run.cost_unknown else Decimal(run.step_cost or 0)
-    return RunRow(run, depth, describe_change(run), run.step_tokens, cost, seconds)
+    change = describe_change(run, _source_step(run))
+    return RunRow(run, depth, change, run.step_tokens, cost, seconds)
 
 
 def _lineage(roots: list[Run]) -> list[tuple[Run, int]]:

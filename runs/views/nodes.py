@@ -9,15 +9,13 @@ from django.http import (
 )
 from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_http_methods
 
-from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted
-from runs.engine.analysis.projection import projected_cost
+from runs.budgets import BUDGET_STATUS, BudgetExceeded, open_within_budget
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError, RewindError
-from runs.engine.forking.forks import change_preview, fork_at, make_fork
+from runs.engine.forking.forks import change_preview, fork_at
 from runs.forms import ForkForm
 from runs.models import Node, Run
 from runs.presenters import (
@@ -27,9 +25,8 @@ from runs.presenters import (
     unregistered,
 )
 from runs.stateview import step_state
-from runs.tasks import enqueue_run
-from runs.views.common import _get_node, _get_run, _go
-from runs.views.runs import graph_context, run_context, run_steps
+from runs.views.common import _get_node, _get_run, _opened
+from runs.views.runs import graph_context, header_change, run_context, run_steps
 
 # What an inspector swap also updates: the graph and the timeline (to highlight the step)
 # and, while the run goes on, the live stream (so its next update keeps the highlight).
@@ -92,7 +89,7 @@ def node_detail(request: HttpRequest, run_id: int, sequence_id: int) -> HttpResp
             html += render_to_string(f"runs/run_detail.html#{region}", context, request=request)
         response = HttpResponse(html)
     else:  # a link followed without JavaScript, a reload, or htmx restoring history
-        context = {**run_context(run, steps, selected), **inspector}
+        context = {**run_context(run, steps, selected), **inspector, "change": header_change(run)}
         response = render(request, "runs/node_detail.html", context)
     # The same URL answers a page and a fragment: a cache must not give one for the other.
     patch_vary_headers(response, ("HX-Request", "HX-History-Restore-Request"))
@@ -116,20 +113,18 @@ def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespon
     if request.method == "POST":
         status = 400  # unless the fork is made below
         replay = "replay" in request.POST  # the "Replay unchanged" button ignores the fields
+        live = request.POST.get("live") == "1"  # skip the cache: always a new run
         if replay or form.is_valid():
             try:
                 # The form parsed the one changed field; that value is the fork's override.
-                wanted = fork_at(run, node, None if replay else form.override)
-                with admitted(request.user, lambda: projected_cost(wanted)) as admission:
-                    fork = make_fork(wanted)
-                    admission.record(fork)
+                wanted = fork_at(run, node, None if replay else form.override, live=live)
+                opened = open_within_budget(request.user, wanted)
             except BudgetExceeded as exc:
                 error, status = str(exc), BUDGET_STATUS
             except RewindError as exc:
                 error = str(exc)  # e.g. the run is still running: nothing was written
             else:
-                enqueue_run(fork)
-                return _go(request, reverse("run-detail", args=[fork.pk]))
+                return _opened(request, opened)
     try:
         preview = change_preview(run, node) if run.is_finished else None
     except RewindError:

@@ -38,7 +38,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from runs import live, slots
-from runs.diffview import describe_change
+from runs.diffview import LIST_VALUE_CHARS, Change, describe_change
 from runs.engine.execution.artifacts import artifact_file, artifact_text
 from runs.engine.execution.leases import RunFinished, cancel_run, resume_run
 from runs.engine.forking.replays import replay_request
@@ -209,7 +209,20 @@ def _update_since(request: HttpRequest, run_id: int, cursor: Cursor, step: int |
 @require_GET
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     run = _get_run(run_id)
-    return render(request, "runs/run_detail.html", run_context(run, run_steps(run)))
+    context = {**run_context(run, run_steps(run)), "change": header_change(run)}
+    return render(request, "runs/run_detail.html", context)
+
+
+def header_change(run: Run) -> Change:
+    """What the page's header says the run changed: a fork's value too long to show whole is
+    shown by its first changed words against its source step, read here (one query, only
+    for such a fork; the header is not part of the live updates)."""
+    change = describe_change(run)
+    if change.is_fork and len(change.value_text) > LIST_VALUE_CHARS and run.parent_id:
+        source = run.parent.nodes.filter(sequence_id=run.fork_sequence_id).first()
+        if source is not None:
+            change = describe_change(run, source)
+    return change
 
 
 @require_GET
@@ -323,6 +336,8 @@ def run_resume(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @require_POST
 def run_replay(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Replay unchanged; a replay of this run still on its way is opened instead (a double
+    submit), a finished one is not (asking again checks again)."""
     run = _get_run(run_id)
     return _start_fork(request, lambda: replay_request(run), "this replay")
 

@@ -3,7 +3,7 @@
 - ``overrides``   which fields a step consumes; typing and validation of the one override;
                   the overrides a fork inherits from its ancestors
 - ``forks``       ``Fork``, ``resolve_fork`` (a request resolved once), ``make_fork``,
-                  ``find_node``
+                  ``open_fork`` (the same fork already made is reused), ``find_node``
 - ``preview``     the fork preview (the dirty set): walks the cache the way the fork will
 - ``replays``     ``create_replay`` (``replay_request``: the fork, unwritten), ``replay_verdict``
 - ``batch``       ``rewind_replay --workers N``: replays in N worker processes

@@ -161,8 +161,84 @@ def create_fork(source: Run, node: str, field: str | None = None, value: Any = N
     return make_fork(resolve_fork(source, node, field, value, **kw))
 
 
+# The forks worth reusing: one that is on its way or done. A failed fork is not (the person
+# retries once the provider or the code is fixed), nor an interrupted one (it stopped half way;
+# resume it, or fork again) — nor any status added later that is not named here.
+REUSABLE = (Run.Status.QUEUED, Run.Status.RUNNING, Run.Status.COMPLETED)
+# An unchanged replay is a check: once finished, asking again checks again (a cache entry
+# deleted, a node's code changed). Only one still on its way is reused (a double submit).
+IN_FLIGHT = (Run.Status.QUEUED, Run.Status.RUNNING)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """What ``open_fork`` gives: the run to show, and whether it existed before the request."""
+
+    run: Run
+    reused: bool
+
+
+def is_replay(fork: Fork) -> bool:
+    """An unchanged replay: no override, or the very override the source ran under at the
+    source's own fork point (a replay of a fork, ``create_replay``)."""
+    if fork.override is None:
+        return True
+    own = Override.from_json(fork.source.override)
+    return fork.source.fork_sequence_id == fork.target.sequence_id and fork.override.same_change(
+        own
+    )
+
+
+def open_fork(fork: Fork) -> Opened:
+    """The run for a fork a person asked for: the one already made, if the same fork exists,
+    else a new queued one (``make_fork``). The one rule for the dashboard, the API and
+    ``rewind_fork``:
+
+    - the same fork is the same source run, step (sequence id), override (node, field and
+      typed value: ``Override.same_change``) and mode;
+    - a live fork is never reused: running it again is how jitter is measured;
+    - a cache-mode fork is reused while it is queued, running or completed; a failed or
+      interrupted one is not (asking again is a retry);
+    - an unchanged replay is reused only while it is queued or running (a double submit):
+      a finished one is not, since asking for a replay again is asking to check again.
+
+    The source's row is locked for the look-up and the insert, so two identical requests at
+    once make one run: on PostgreSQL the second waits for the first to commit and then finds
+    its fork (a statement in READ COMMITTED sees what committed before it began); on SQLite
+    the IMMEDIATE transaction already serialises writers."""
+    if fork.live:
+        return Opened(make_fork(fork), reused=False)
+    with transaction.atomic():
+        list(Run.objects.select_for_update().filter(pk=fork.source.pk).values_list("pk"))
+        existing = existing_fork(fork)
+        if existing is not None:
+            return Opened(existing, reused=True)
+        return Opened(make_fork(fork), reused=False)
+
+
+def existing_fork(fork: Fork) -> Run | None:
+    """The run ``open_fork`` would open for ``fork`` instead of making one, or None (a live
+    fork never has one). The same provider identity too: a fork the simulator answered
+    (``--provider simulator``) is not the same fork as one an endpoint answers."""
+    if fork.live:
+        return None
+    existing = Run.objects.identical_fork(
+        fork.source,
+        fork.target.sequence_id,
+        fork.override.as_json() if fork.override else None,
+        Run.Mode.CACHE,
+        IN_FLIGHT if is_replay(fork) else REUSABLE,
+    )
+    wanted = fork.provider or identity_of(fork.source.provider)
+    if existing is not None and identity_of(existing.provider) != wanted:
+        return None
+    return existing
+
+
 def make_fork(fork: Fork) -> Run:
-    """Write the fork's queued run; nothing is written on error.
+    """Write the fork's queued run, always a new one (a grid's rows, stability samples and
+    batch replays mean to run again; a person's request goes through ``open_fork``); nothing
+    is written on error.
 
     Steps before the fork point are copied as ``inherited``, keeping the ``src_run`` and
     ``src_sequence_id`` of the run that really executed them, so a fork of a fork still

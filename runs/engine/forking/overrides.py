@@ -42,6 +42,16 @@ class Override:
     def from_json(cls, data: dict[str, Any] | None) -> Override | None:
         return None if not data else cls(data["node"], data["field"], data["value"])
 
+    def same_change(self, other: Override | None) -> bool:
+        """The same field of the same node set to the same typed value. Values are compared
+        as canonical JSON, after ``parse_override`` typed them: ``3`` and ``3.0`` for a float
+        field are both 3.0, while ``"3"`` and ``3`` stay different."""
+        return (
+            other is not None
+            and (self.node, self.field) == (other.node, other.field)
+            and canonical_json(self.value) == canonical_json(other.value)
+        )
+
 
 def effective_overrides(run: Run, start: int | None = None) -> dict[int, dict[str, Override]]:
     """Every override a run's re-executed steps must apply, by sequence id and field.

@@ -11,7 +11,8 @@ from runs.models import Node, Run
 
 
 def create_replay(source: Run, *, live: bool = False, allow_network: bool = False) -> Run:
-    """A queued replay that should reproduce ``source`` exactly (``replay_request``)."""
+    """A queued replay that should reproduce ``source`` exactly: always a new one (batch
+    replays re-check; the dashboard's button goes through ``open_fork(replay_request(...))``)."""
     return make_fork(replay_request(source, live=live, allow_network=allow_network))
 
 

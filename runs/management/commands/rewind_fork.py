@@ -5,14 +5,16 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from runs.engine.calls.keys import PROVIDER_IDENTITIES
-from runs.engine.forking.forks import make_fork, preview_fork, resolve_fork
+from runs.engine.forking.forks import open_fork, preview_fork, resolve_fork
 from runs.management.base import RewindCommand
 
 
 class Command(RewindCommand):
     help = (
         "Fork a finished run at a node with at most one changed field, replay the downstream "
-        "steps in this process and print the fork. Without --set it is an unchanged replay."
+        "steps in this process and print the fork. Without --set it is an unchanged replay. "
+        "A fork made before (same step, --set value and mode) is printed instead of made "
+        "again; --live always makes a new run."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -60,7 +62,21 @@ class Command(RewindCommand):
         if options["dry_run"]:
             self.show_preview(preview_fork(fork), options["json"])
             return
-        self.execute_and_report(make_fork(fork), options)
+        opened = open_fork(fork)
+        if not opened.reused:
+            self.execute_and_report(opened.run, options)
+            return
+        # The same fork was made before (open_fork's rule): print that run as it stands —
+        # on stderr the notice, so that --json's stdout is the contract object alone.
+        run = opened.run
+        what = "replay" if run.override is None or run.replays_parent else "fork"
+        again = (
+            "it is still on its way; once it has finished, asking again replays anew"
+            if what == "replay"
+            else "--live makes a new run (it skips the cache)"
+        )
+        self.stderr.write(f"you already made this {what}: run {run.pk} ({run.status}); {again}")
+        self.report(run, options, finished=False)
 
     def show_preview(self, preview: dict[str, Any], as_json: bool) -> None:
         if as_json:
