@@ -192,7 +192,26 @@ def test_an_unchanged_replay_costs_nothing_and_passes_a_spent_budget(
     page = signed_in.post(f"/runs/{research_run.pk}/replay/")
 
     assert editor.status_code == page.status_code == 302
-    assert Run.objects.filter(parent=research_run, created_by=dev_user).count() == 2
+    # The second asks for the replay the first made, still queued: it is opened, not made again.
+    (replay,) = Run.objects.filter(parent=research_run, created_by=dev_user)
+    assert editor["Location"] == page["Location"] == f"/runs/{replay.pk}/"
+
+
+def test_a_fork_already_made_opens_even_on_a_spent_budget(
+    signed_in, dev_user, research_run, run_row, node_row
+):
+    """Opening the same fork again costs nothing: no budget refuses it."""
+    analyse = research_run.nodes.get(name="analyse").sequence_id
+    url = f"/runs/{research_run.pk}/nodes/{analyse}/fork/"
+    made = signed_in.post(url, {"args.cost_scale": "3"})
+    assert made.status_code == 302
+    budget(tokens=1)
+    node_row(run_row(created_by=dev_user), 0, total_tokens=500)  # overspent today
+
+    again = signed_in.post(url, {"args.cost_scale": "3"})
+
+    assert again.status_code == 302 and again["Location"] == made["Location"]
+    assert Run.objects.filter(parent=research_run).count() == 1
 
 
 def test_a_replay_the_cache_cannot_serve_is_refused_on_the_run_page(signed_in, research_run):
