@@ -400,7 +400,7 @@ class ForkForm(forms.Form):
         return forms.CharField(**common)
 
     # What a fork POST may carry besides the node's fields.
-    CONTROL_FIELDS = frozenset({"csrfmiddlewaretoken", "replay", "live"})
+    CONTROL_FIELDS = frozenset({"csrfmiddlewaretoken", "replay", "live", "provider"})
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

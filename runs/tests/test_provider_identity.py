@@ -22,6 +22,7 @@ from runs.engine.forking.replays import create_replay, replay_verdict
 from runs.models import LLMCacheEntry, Node, Run
 from runs.tests.conftest import LoopbackProvider
 from runs.tests.test_capture_transports import APPS
+from runs.tests.test_node_fork_view import current
 
 NEW_PROMPT = "Plan a study of phone outreach costs."
 
@@ -235,3 +236,25 @@ def test_the_inspector_says_what_answered_a_step(endpoint_run, rewind_settings, 
 
     assert "a model endpoint" in real and "offline simulator</span> <span" not in real
     assert 'offline simulator</span> <span class="muted">(cached apart' in sim
+
+
+def test_the_fork_editor_offers_the_other_provider_only_when_it_would_answer(
+    endpoint_run, rewind_settings, client, django_user_model
+):
+    client.force_login(django_user_model.objects.create_user("ann", password="x"))
+    plan = endpoint_run.nodes.get(name="plan").sequence_id
+    url = f"/runs/{endpoint_run.pk}/nodes/{plan}/fork/"
+    assert 'name="provider"' not in client.get(url).content.decode()  # the same endpoint
+
+    no_base_url(rewind_settings)
+    page = client.get(url).content.decode()
+    assert 'name="provider" value="simulator"' in page
+    data = {**current(endpoint_run, plan), "prompt": NEW_PROMPT}  # as a browser sends it
+    refused = client.post(url, data)
+    assert refused.status_code == 400 and "answered by a model endpoint" in refused.content.decode()
+    assert not endpoint_run.forks.exists()
+
+    made = client.post(url, {**data, "provider": "simulator"})
+    assert made.status_code == 302
+    (fork,) = endpoint_run.forks.all()
+    assert fork.provider["simulator"] is True

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from runs.budgets import BUDGET_STATUS, BudgetExceeded, open_within_budget
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError, RewindError
-from runs.engine.forking.forks import change_preview, fork_at
+from runs.engine.forking.forks import change_preview, fork_at, provider_switch
 from runs.forms import ForkForm
 from runs.models import Node, Run
 from runs.presenters import (
@@ -109,15 +109,19 @@ def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespon
     node = _get_node(run, sequence_id)
     spec = _fork_spec(run, node)
     form = ForkForm(spec, node, request.POST or None)
+    switch = provider_switch(run)
     error, status = None, 200
     if request.method == "POST":
         status = 400  # unless the fork is made below
         replay = "replay" in request.POST  # the "Replay unchanged" button ignores the fields
         live = request.POST.get("live") == "1"  # skip the cache: always a new run
+        # Let the other provider answer: offered only when this server's is not the run's.
+        provider = switch if switch and request.POST.get("provider") == switch else None
         if replay or form.is_valid():
             try:
                 # The form parsed the one changed field; that value is the fork's override.
-                wanted = fork_at(run, node, None if replay else form.override, live=live)
+                override = None if replay else form.override
+                wanted = fork_at(run, node, override, live=live, provider=provider)
                 opened = open_within_budget(request.user, wanted)
             except BudgetExceeded as exc:
                 error, status = str(exc), BUDGET_STATUS
@@ -129,6 +133,13 @@ def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespon
         preview = change_preview(run, node) if run.is_finished else None
     except RewindError:
         preview = None
-    context = {"run": run, "node": node, "form": form, "error": error, "preview": preview}
+    context = {
+        "run": run,
+        "node": node,
+        "form": form,
+        "error": error,
+        "preview": preview,
+        "provider_switch": switch,
+    }
     template = "runs/node_fork.html#fork-editor" if request.htmx else "runs/node_fork.html"
     return render(request, template, context, status=status)

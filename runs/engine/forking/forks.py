@@ -120,6 +120,20 @@ def fork_at(
     return fork
 
 
+def provider_switch(source: Run) -> str | None:
+    """The provider identity this process's configuration would answer ``source``'s forks
+    as, when it is not the one that answered ``source`` (a fork must then ask for it by
+    name); None when they agree, or for a Burr app (its own client decides)."""
+    try:
+        pipeline = get_pipeline(source.pipeline)
+    except RewindError:
+        return None
+    if isinstance(pipeline, BurrApp):
+        return None
+    configured = current_config().identity
+    return configured if configured != identity_of(source.provider) else None
+
+
 def _check_provider(fork: Fork) -> None:
     """A fork whose llm calls would go out where the configured endpoint is the other identity
     than the run's is refused here — the worker checks again before its first call, since its
