@@ -93,6 +93,12 @@ class ComparePickForm(forms.Form):
                 f"select exactly two runs to compare; {len(chosen) or 'none'} "
                 f"{'was' if len(chosen) == 1 else 'were'} selected"
             )
+        if a == b:
+            # A run against itself differs nowhere: the page would say nothing at all.
+            raise forms.ValidationError(
+                f"run {a} against itself differs nowhere: choose another run for B "
+                "(its parent, a fork or a replay of it)"
+            )
         data["a"], data["b"] = a, b
         return data
 

@@ -408,3 +408,16 @@ def test_identical_texts_fold_into_one_block():
     blocks = side_by_side("a\nb\nc\nd\ne\nf\ng\nh", "a\nb\nc\nd\ne\nf\ng\nh")
 
     assert [(b.folded, len(b.lines)) for b in blocks] == [(True, 8)]
+
+
+def test_a_run_compared_with_itself_says_so_and_offers_the_picker(signed_in, research_run):
+    """It said nothing at all (issue 16, also noticed)."""
+    page = signed_in.get(f"/compare/{research_run.pk}/{research_run.pk}/")
+    picked = signed_in.get(f"/compare/?a={research_run.pk}&b={research_run.pk}")
+
+    for response in (page, picked):
+        assert response.status_code == 400
+        text = response.content.decode()
+        assert f"run {research_run.pk} against itself differs nowhere" in text
+        assert 'name="b"' in text  # the picker, to choose another B
+    assert signed_in.get("/compare/99999/99999/").status_code == 404

@@ -6,6 +6,7 @@ from django.http import (
     HttpRequest,
     HttpResponse,
     HttpResponseBadRequest,
+    QueryDict,
 )
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
@@ -26,6 +27,12 @@ def compare_pick(request: HttpRequest) -> HttpResponse:
     form = ComparePickForm(request.GET)
     if form.is_valid():
         return redirect("compare", form.cleaned_data["a"], form.cleaned_data["b"])
+    return _picker(request, form, status=400 if request.GET else 200)
+
+
+def _picker(request: HttpRequest, form: ComparePickForm, status: int) -> HttpResponse:
+    """The picker with ``form``'s errors; what was chosen is kept."""
+    form.is_valid()
     # Keep what was chosen: one ticked run is A, so only B is left to choose.
     ticked = [*form.data.getlist("run"), "", ""]
     selected_a = _run_id(form.data.get("a") or ticked[0])
@@ -39,7 +46,6 @@ def compare_pick(request: HttpRequest) -> HttpResponse:
         "selected_a": selected_a,
         "selected_b": selected_b,
     }
-    status = 400 if request.GET else 200
     return render(request, "runs/compare.html", context, status=status)
 
 
@@ -56,6 +62,9 @@ def compare(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
     form = CompareForm(request.GET)
     if not form.is_valid():
         return HttpResponseBadRequest("bad parameter: " + form.errors.as_text())
+    if run_a == run_b:  # the picker says why, with A chosen and B left to choose
+        _get_run(run_a)  # an unknown run is still a 404
+        return _picker(request, ComparePickForm(QueryDict(f"a={run_a}&b={run_b}")), status=400)
     a, b = _get_run(run_a), _get_run(run_b)
     result = diff_runs(a, b)
     only_different = form.cleaned_data["only"] == "different"
