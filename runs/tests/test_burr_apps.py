@@ -975,3 +975,23 @@ def test_a_live_stream_without_usage_has_an_unknown_cost_not_zero(provider):
     assert answer.cache_source == Node.CacheSource.LIVE
     assert answer.calls[0]["cost_usd"] is None, answer.calls[0]
     assert answer.cost_usd is None
+
+
+def test_load_all_imports_every_registered_pipeline_and_names_the_broken_ones(rewind_settings):
+    """rewind_serve's supervisor imports the registered apps beside the server, so the first run
+    page after a restart does not pay for a Burr app's imports (issue 16, also noticed)."""
+    from runs.engine.apps import registry
+
+    rewind_settings.REWIND_PIPELINES = {
+        **rewind_settings.REWIND_PIPELINES,
+        "chatbot": "burr.examples.multi-modal-chatbot.application.application",
+        "broken": "no.such.module.app",
+    }
+    registry._load.cache_clear()
+
+    failed = registry.load_all()
+
+    assert list(failed) == ["broken"] and "cannot be imported" in failed["broken"]
+    loaded = registry._load.cache_info().currsize
+    assert loaded == len(rewind_settings.REWIND_PIPELINES) - 1
+    registry._load.cache_clear()

@@ -90,10 +90,13 @@ class Supervisor(threading.Thread):
     def run(self) -> None:
         from django.db import connection
 
+        from runs.engine.apps.registry import load_all
         from runs.tasks import reap_dead_runs
 
         interval = max(1.0, settings.REWIND_RUN_LEASE_SECONDS / 3)
         try:
+            for name, why in load_all().items():  # the first page then finds them imported
+                self.stdout.write(f"pipeline {name} cannot be loaded: {why}")
             while not self.stopped.wait(interval):
                 if self.worker is not None and self.worker.poll() is not None:
                     self.stdout.write(f"worker exited ({self.worker.returncode}); starting another")
