@@ -25,6 +25,7 @@ def test_the_run_page_says_the_app_is_not_registered_and_what_to_set(signed_in, 
     assert "REWIND_PIPELINES=&quot;elsewhere_app=your.module.app_factory&quot;" in page
     assert 'disabled title="this server does not know the app">Replay unchanged' in page
     assert "Sample k times" not in page
+    assert "at temperature" not in page  # no model recorded: no "model  at temperature "
 
 
 @pytest.mark.parametrize("htmx", [False, True])
