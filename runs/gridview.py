@@ -1,7 +1,14 @@
 """The what-if grid's presentation: a row per run (the parent first, then one per value), a
-column per step aligned by name and occurrence, each cell coloured by its output hash, and the
-final output's chosen leaves side by side. The grid pages (``runs.views.grids``) render it; the
-stability page shares the colours.
+column per step aligned by name and occurrence, and the final output's chosen leaves side by
+side. The grid pages (``runs.views.grids``) render it.
+
+A cell says what its step gave by a *letter*, per column (issue 17, item 6): ``=`` is the
+parent's output (neutral grey, in the parent's row and wherever a fork reproduced it), and each
+other distinct output gets the next letter — A, B, C… in the order it first appears down the
+column — on the next colour of a small fixed palette (``PALETTE``), so two different outputs in a
+column never share a colour until the palette runs out, and even then their letters differ:
+colour is never the only signal. (Colours used to come from the hash, and different hashes came
+out near-identical.) ``hash_colour`` remains for the stability page's histogram.
 """
 
 from __future__ import annotations
@@ -44,15 +51,68 @@ def hash_colour(sha: str) -> str:
     return f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"
 
 
+# Eight hues 45° apart round the colour wheel (HLS lightness 0.72, saturation 0.8): light
+# enough for dark letters, none of them grey (grey is "="). In the order a column hands them
+# out, each next one as far as possible from the ones before (amber, blue, green, pink…).
+PALETTE = (
+    "#f1d47e",  # amber, 45°
+    "#7e9bf1",  # blue, 225°
+    "#7ef19b",  # green, 135°
+    "#f17ed4",  # pink, 315°
+    "#b87ef1",  # violet, 270°
+    "#f17e7e",  # coral, 0°
+    "#7ef1f1",  # cyan, 180°
+    "#b8f17e",  # lime, 90°
+)
+SAME = "="  # the parent's output: the neutral cell
+
+
+def letter(index: int) -> str:
+    """A, B, …, Z, AA, AB, …: the ``index``-th distinct output of a column."""
+    text = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        text = chr(ord("A") + rest) + text
+    return text
+
+
+def letter_outputs(parent: str | None, shas: list[str | None]) -> list[tuple[str, str]]:
+    """(letter, colour) for each hash of a column, in order: ``("=", "")`` for the parent's
+    hash, the same letter and colour for the same hash, the next letter and the next palette
+    colour for a new one; ``("", "")`` where there is no hash (failed, not reached)."""
+    seen: dict[str, int] = {}
+    out = []
+    for sha in shas:
+        if not sha:
+            out.append(("", ""))
+        elif sha == parent:
+            out.append((SAME, ""))
+        else:
+            index = seen.setdefault(sha, len(seen))
+            out.append((letter(index), PALETTE[index % len(PALETTE)]))
+    return out
+
+
+def row_outcomes(run: Run) -> list[dict[str, Any]]:
+    """The outcomes a row shows beside its cells: ``[{name, value, pass}]``.
+
+    TODO(issue 17, item 1): outcomes are being built in ``runs.engine.analysis.outcomes``; once
+    merged, return the run's outcomes from there. Until then no row has any, and the grid
+    page's outcome column (``grid_detail.html``, "outcomes") stays hidden."""
+    return []
+
+
 # --------------------------------------------------------------------------- the matrix
 
 
 @dataclass
 class Cell:
     node: Node | None
-    colour: str = ""
+    colour: str = ""  # a palette colour for a lettered output; "" for "=" and the rest
     state: str = "missing"  # source | same | changed | failed | missing | pending
     href: str = ""
+    letter: str = ""  # "=" (the parent's output) or A, B, C… (see ``letter_outputs``)
 
     @property
     def short(self) -> str:
@@ -68,6 +128,7 @@ class MatrixRow:
     changed: int = 0  # steps whose hash differs from the parent's
     tokens: int = 0
     is_parent: bool = False
+    outcomes: list[dict[str, Any]] = field(default_factory=list)  # ``row_outcomes``
 
 
 def _columns(runs_nodes: list[list[Node]]) -> list[tuple[str, int]]:
@@ -145,9 +206,19 @@ def build_matrix(
     finished = [flat for flat, (_, run, _) in zip(flats, entries, strict=True) if run.is_finished]
     shown = leaves or _default_leaves(paths, finished)
 
+    keyed = [
+        dict(zip(step_keys([n.name for n in nodes]), nodes, strict=True)) for nodes in all_nodes
+    ]
+    letters = {
+        key: letter_outputs(
+            _sha(parent_by_key.get(key)), [_sha(by_key.get(key)) for by_key in keyed]
+        )
+        for key in columns
+    }
     matrix: list[MatrixRow] = []
-    for (label, run, is_parent), nodes, flat in zip(entries, all_nodes, flats, strict=True):
-        by_key = dict(zip(step_keys([n.name for n in nodes]), nodes, strict=True))
+    for i, ((label, run, is_parent), by_key, flat) in enumerate(
+        zip(entries, keyed, flats, strict=True)
+    ):
         compare = reverse("compare", args=[parent.pk, run.pk])
         cells = []
         for key in columns:
@@ -158,13 +229,11 @@ def build_matrix(
             elif node.status != Node.Status.COMPLETED or not node.output_sha256:
                 cell.state = "failed"
             else:
-                cell.colour = hash_colour(node.output_sha256)
-                base = parent_by_key.get(key)
+                cell.letter, cell.colour = letters[key][i]
                 if is_parent:
                     cell.state = "source"
                 else:
-                    same = base is not None and base.output_sha256 == node.output_sha256
-                    cell.state = "same" if same else "changed"
+                    cell.state = "same" if cell.letter == SAME else "changed"
             if node is not None:
                 cell.href = (
                     reverse("node-detail", args=[run.pk, node.sequence_id])
@@ -174,7 +243,8 @@ def build_matrix(
             cells.append(cell)
         row = MatrixRow(label=label, run=run, cells=cells, is_parent=is_parent)
         row.changed = sum(1 for c in cells if c.state in {"changed", "failed"})
-        row.tokens = sum(n.total_tokens for n in nodes if n.cache_source != "inherited")
+        row.tokens = sum(n.total_tokens for n in by_key.values() if n.cache_source != "inherited")
+        row.outcomes = row_outcomes(run)
         row.leaves = [
             {
                 "text": _leaf_text(flat.get(path, _MISSING)),
@@ -193,4 +263,16 @@ def build_matrix(
         "leaves": shown,
         "all_leaves": paths,
         "finished": all(run.is_finished for _, run, _ in entries),
+        "outcomes": any(row.outcomes for row in matrix),
+        "palette": PALETTE,
+        "palette_exhausted": any(
+            len({mark for mark, _ in column if mark not in ("", SAME)}) > len(PALETTE)
+            for column in letters.values()
+        ),
     }
+
+
+def _sha(node: Node | None) -> str | None:
+    if node is None or node.status != Node.Status.COMPLETED:
+        return None
+    return node.output_sha256 or None

@@ -198,6 +198,28 @@ class RunQuerySet(models.QuerySet):
             )
         return ids
 
+    def interrupt(self, pks: list[int], reason: str) -> list[int]:
+        """running → interrupted for runs whose worker is *known* to have stopped (a batch saw
+        the process it started exit), without waiting for the lease; returns those changed."""
+        changed = []
+        for pk in pks:
+            if self.filter(pk=pk, status=Run.Status.RUNNING).update(
+                status=Run.Status.INTERRUPTED, finished_at=timezone.now(), error=reason
+            ):
+                changed.append(pk)
+        return changed
+
+    def withdraw(self, pks: list[int], reason: str) -> list[int]:
+        """queued → cancelled (never started), leaving running and finished runs alone;
+        returns those withdrawn. A batch stopped by Ctrl-C withdraws what no worker took."""
+        withdrawn = []
+        for pk in pks:
+            if self.filter(pk=pk, status=Run.Status.QUEUED).update(
+                status=Run.Status.CANCELLED, finished_at=timezone.now(), error=reason
+            ):
+                withdrawn.append(pk)
+        return withdrawn
+
     def requeue(self, pk: int) -> bool:
         """interrupted → queued, to continue after its last completed step."""
         return bool(

@@ -1,9 +1,11 @@
-"""``rewind_replay --workers N``: the replays run in N worker *processes* (runs.engine.forking.batch).
+"""``rewind_replay --workers N``: the replays run on N ordinary queue workers — ``db_worker``
+processes started for the batch (runs.engine.execution.workers.run_on_workers, issue 17 item 7).
 
 No timings here (those are ``rewind_bench``'s): that two workers really are two processes, that
 their verdicts and the command's output are those of one worker, that a failing replay and a
-worker that dies are reported (and never hang the command), that Ctrl-C stops cleanly, and that
-a bad ``--workers`` is one clear line that changes nothing.
+worker that dies or is killed are reported or recovered (and never hang the command), that
+Ctrl-C stops cleanly leaving no process and no run queued or running behind, and that a bad
+``--workers`` is one clear line that changes nothing.
 
 The worker processes are real: they see only committed rows (hence ``transaction=True``) of
 the test database, which for SQLite is a file (``rewind_site/settings.py``, ``TEST NAME``).
@@ -32,10 +34,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from runs.engine.apps import registry
-from runs.engine.execution.leases import mark_interrupted_runs
+from runs.engine.execution import workers as workers_module
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
-from runs.engine.forking.batch import MAX_WORKERS
+from runs.engine.execution.workers import MAX_WORKERS, run_on_workers
 from runs.management.commands import rewind_replay as replay_module
 from runs.models import Run
 from runs.tests.conftest import PROJECT_ROOT, worker_environment
@@ -63,6 +65,8 @@ def count(state: State) -> State:
         os._exit(7)  # the worker process dies mid-run, like a kill -9 or the OOM killer
     if away and state["mode"] == "slow":
         time.sleep(0.5)
+    if away and state["mode"] == "slower":
+        time.sleep(2)
     return state.update(n=state["n"] + 1)
 
 
@@ -98,11 +102,16 @@ def slow_application() -> Application:
     return _application("slow")
 
 
+def slower_application() -> Application:
+    return _application("slower")
+
+
 APPS = {
     "pids": f"{__name__}.pids_application",
     "pids_raise": f"{__name__}.raising_application",
     "pids_die": f"{__name__}.dying_application",
     "pids_slow": f"{__name__}.slow_application",
+    "pids_slower": f"{__name__}.slower_application",
 }
 
 
@@ -164,12 +173,12 @@ def reported_pids(stderr: str) -> set[int]:
 
 
 def test_two_workers_are_two_processes_and_report_what_one_worker_does(pids):
-    # The first two runs record their pid: once every worker is ready, each is handed one of
-    # the first two runs, so each worker process must record one — however the rest of the
-    # batch is shared out (a busy machine may let one worker take all the later runs).
+    # The replays are enqueued once both workers are ready, and the first two are slow in a
+    # worker (half a second): while one worker holds the first, the other takes the second, so
+    # each worker process must record one — however the rest of the batch is shared out.
     sources = [
-        completed("pids"),
-        completed("pids"),
+        completed("pids_slow"),
+        completed("pids_slow"),
         completed("research"),
         completed("research", {"region": "east"}),
         completed("pids"),
@@ -206,15 +215,54 @@ def test_two_workers_are_two_processes_and_report_what_one_worker_does(pids):
     assert two_table.rstrip().endswith("5/5 identical")
 
 
-def test_more_workers_than_runs_start_one_per_run(pids):
+def counting_starts(monkeypatch) -> list[int]:
+    """The pids of the worker processes ``run_on_workers`` starts, in order."""
+    started: list[int] = []
+    real = workers_module.start_worker
+
+    def start(config, worker_id):
+        worker = real(config, worker_id)
+        started.append(worker.pid)
+        return worker
+
+    monkeypatch.setattr(workers_module, "start_worker", start)
+    return started
+
+
+def assert_gone(pids_: list[int] | set[int]) -> None:
+    for pid in pids_:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)  # every worker has exited (and been reaped)
+
+
+def test_more_workers_than_runs_start_one_per_run(pids, monkeypatch):
     source = completed("pids")
     recorded_pids(pids)
+    started = counting_starts(monkeypatch)
 
     out, _ = replay(str(source.pk), "--workers", "8", "--json")
 
-    # One run: replayed here, no process started for it.
-    assert recorded_pids(pids) == {os.getpid(): 1}
+    # One run: one queue worker started for it, and it replayed the run; then it was stopped.
+    assert len(started) == 1
+    assert recorded_pids(pids) == {started[0]: 1}
     assert json.loads(out)["results"][0]["verdict"] == "identical"
+    assert_gone(started)
+
+
+def test_run_on_workers_executes_any_queued_runs_and_reports_each_as_it_finishes(pids):
+    """The engine function a batch of anything (replays, counterfactual forks) uses."""
+    queued = [create_run("pids"), create_run("research"), create_run("pids")]
+    seen = []
+
+    outcome = run_on_workers([r.pk for r in queued], 2, progress=seen.append, quiet=True)
+
+    assert sorted(d.run.pk for d in seen) == sorted(r.pk for r in queued)
+    assert {d.run.status for d in seen} == {Run.Status.COMPLETED}
+    assert {d.pid for d in seen} <= set(outcome.pids) and len(outcome.pids) == 2
+    assert all(d.worker.startswith("rewind-batch-") for d in seen)
+    assert outcome.lost == {} and outcome.withdrawn == [] and not outcome.interrupted
+    assert set(recorded_pids(pids)) <= set(outcome.pids)  # executed there, not here
+    assert_gone(outcome.pids)
 
 
 def test_a_replay_that_fails_in_a_worker_is_reported_and_exits_1(pids):
@@ -236,10 +284,10 @@ def test_a_replay_that_fails_in_a_worker_is_reported_and_exits_1(pids):
     assert Run.objects.get(pk=data["results"][1]["replay"]).status == Run.Status.FAILED
 
 
-def test_a_worker_that_dies_is_reported_and_the_batch_goes_on(pids):
-    doomed = completed("pids_die")
+def test_a_worker_that_dies_is_replaced_its_run_resumed_once_then_reported(pids, monkeypatch):
+    doomed = completed("pids_die")  # its step kills whichever worker executes it
     others = [completed("pids") for _ in range(3)]
-    before = set(Run.objects.values_list("pk", flat=True))
+    started = counting_starts(monkeypatch)
 
     message, out, _ = replay_failing(
         str(doomed.pk), *[str(r.pk) for r in others], "--workers", "2", "--json"
@@ -249,47 +297,91 @@ def test_a_worker_that_dies_is_reported_and_the_batch_goes_on(pids):
     data = json.loads(out)
     assert [r["run"] for r in data["results"]] == [doomed.pk, *[r.pk for r in others]]
     lost, *rest = data["results"]
-    assert {r["verdict"] for r in rest} == {"identical"}  # the other worker did the rest
+    assert {r["verdict"] for r in rest} == {"identical"}
     assert lost["verdict"] == "failed"
-    assert re.search(r"worker process \d+ exited \(7\) while replaying this run", lost["error"])
-    assert f"replay {lost['replay']} is left running" in lost["error"]
+    # Interrupted when its worker died, resumed once on another worker, which died too.
+    assert re.search(
+        r"resumed 1 time\(s\) before\): worker process \d+ exited \(7\)", lost["error"]
+    )
     assert set(lost) == set(rest[0])  # the same contract as every other result
-
-    # Its replay was left running, without a heartbeat: the lease marks it interrupted.
     left = Run.objects.get(pk=lost["replay"])
-    assert left.status == Run.Status.RUNNING and left.pk not in before
-    Run.objects.filter(pk=left.pk).update(heartbeat_at=left.heartbeat_at.replace(year=2000))
-    assert mark_interrupted_runs() == [left.pk]
+    assert left.status == Run.Status.INTERRUPTED  # never left running
+    assert len(started) == 4  # two, and a replacement for each worker that died
+    assert_gone(started)
 
 
-def test_ctrl_c_stops_handing_out_runs_and_lets_the_ones_in_hand_finish(pids, monkeypatch):
-    sources = [completed("pids") for _ in range(6)]
+def test_a_worker_killed_mid_batch_loses_nothing(pids, monkeypatch):
+    """Issue 17: a batch with a worker killed mid-way finishes with every source accounted
+    for. The killed worker's replay is interrupted, resumed on another worker and identical."""
+    sources = [completed("pids_slower"), *[completed("pids") for _ in range(4)]]
+    recorded_pids(pids)
+    started = counting_starts(monkeypatch)
+    killed: list[int] = []
+
+    def kill_the_first_worker_to_start_a_step() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not killed:
+            for path in pids.glob("*.pid"):
+                if int(path.stem) in started:
+                    killed.append(int(path.stem))
+                    os.kill(int(path.stem), signal.SIGKILL)
+                    return
+            time.sleep(0.01)
+
+    import threading
+
+    killer = threading.Thread(target=kill_the_first_worker_to_start_a_step)
+    killer.start()
+    out, _ = replay(*[str(s.pk) for s in sources], "--workers", "2", "--json")
+    killer.join()
+
+    assert killed, "no worker started a step"
+    data = json.loads(out)
+    assert [r["run"] for r in data["results"]] == [s.pk for s in sources]
+    assert {r["verdict"] for r in data["results"]} == {"identical"}, data
+    assert len(started) == 3  # the killed worker was replaced
+    replays = Run.objects.filter(parent__in=sources)
+    assert {r.status for r in replays} == {Run.Status.COMPLETED} and replays.count() == 5
+    assert_gone(started)
+
+
+def test_ctrl_c_withdraws_what_no_worker_took_and_lets_the_ones_in_hand_finish(pids, monkeypatch):
+    sources = [completed("pids_slow") for _ in range(6)]  # half a second each in a worker
     before = Run.objects.count()
-    real = replay_module.replay_in_processes
+    real = replay_module.replay_on_workers
+    started = counting_starts(monkeypatch)
 
-    def interrupted_at_first_result(run_ids, workers, *, on_result, **kwargs):
+    def interrupted_at_first_result(runs, workers, *, on_result, **kwargs):
         def first_then_ctrl_c(result, pid):
             on_result(result, pid)
             raise KeyboardInterrupt
 
-        return real(run_ids, workers, on_result=first_then_ctrl_c, **kwargs)
+        return real(runs, workers, on_result=first_then_ctrl_c, **kwargs)
 
-    monkeypatch.setattr(replay_module, "replay_in_processes", interrupted_at_first_result)
+    monkeypatch.setattr(replay_module, "replay_on_workers", interrupted_at_first_result)
 
     message, out, _ = replay_failing(*[str(s.pk) for s in sources], "--workers", "2")
 
-    assert message == "0 of 2 replay(s) diverged or failed; interrupted"
-    # Each worker held one run when Ctrl-C came; both finished, nothing more was started.
-    assert "interrupted: 2 of 6 replayed" in out
+    finished = re.search(r"interrupted: (\d+) of 6 replayed", out)
+    assert finished, (message, out)
+    done = int(finished.group(1))
+    # The first result (or two, read at once), and what the two workers held when Ctrl-C came.
+    assert 1 <= done <= 4
+    assert message == f"0 of {done} replay(s) diverged or failed; interrupted"
     made = Run.objects.filter(parent__in=sources)
-    assert Run.objects.count() == before + 2
-    assert {r.status for r in made} == {Run.Status.COMPLETED}
+    assert Run.objects.count() == before + 6  # every replay row was made before the batch
+    statuses = sorted(made.values_list("status", flat=True))
+    assert statuses.count(Run.Status.COMPLETED) == done
+    assert statuses.count(Run.Status.CANCELLED) == 6 - done  # withdrawn: never started
+    assert all("withdrawn" in r.error for r in made.filter(status=Run.Status.CANCELLED))
+    assert_gone(started)
 
 
 def test_a_real_ctrl_c_reaches_only_the_command_and_no_worker_is_left(pids, tmp_path):
     """From a shell: SIGINT to the command (the terminal's Ctrl-C); the workers, in their own
-    process group, finish the runs in hand; the command reports them and exits 1."""
+    process group, finish the runs in hand and exit; the command reports them and exits 1."""
     sources = [completed("pids_slow") for _ in range(8)]
+    recorded_pids(pids)
     env = worker_environment(
         REWIND_PIPELINES=",".join(f"{name}={path}" for name, path in APPS.items()),
         REWIND_LOG_LEVEL="WARNING",
@@ -320,11 +412,10 @@ def test_a_real_ctrl_c_reaches_only_the_command_and_no_worker_is_left(pids, tmp_
     finished = re.search(r"interrupted: (\d+) of 8 replayed", stdout)
     assert finished and 1 <= int(finished.group(1)) < 8, stdout
     made = Run.objects.filter(parent__in=sources)
-    assert made.count() == int(finished.group(1))  # nothing left queued or running
-    assert {r.status for r in made} == {Run.Status.COMPLETED}
-    for pid in reported_pids(first + stderr):
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)  # every worker has exited
+    statuses = list(made.values_list("status", flat=True))
+    assert statuses.count(Run.Status.COMPLETED) == int(finished.group(1))
+    assert set(statuses) <= {Run.Status.COMPLETED, Run.Status.CANCELLED}  # none queued/running
+    assert_gone(reported_pids(first + stderr) | set(recorded_pids(pids)))
 
 
 @pytest.mark.parametrize("workers", ["0", "-1", str(MAX_WORKERS + 1)])

@@ -5,11 +5,13 @@ output hash and linking to the diff against the parent — and ``/grids/`` lists
 
 from __future__ import annotations
 
+import colorsys
 import re
 
 import pytest
 
-from runs.gridview import hash_colour
+from runs import gridview
+from runs.gridview import PALETTE, hash_colour, letter_outputs
 from runs.models import Grid, GridRow, Node, Run
 from runs.pipelines.research import ORDER
 
@@ -54,9 +56,21 @@ def rows_of(text: str) -> list[str]:
 
 def cells_of(row: str) -> list[tuple[str, str]]:
     """``(state, fill colour or "")`` of each cell of a matrix row."""
-    cells = re.findall(r'<td class="cell (\w+)">(.*?)</td>', row, flags=re.S)
+    return [(state, colour) for state, _, colour in lettered(row)]
+
+
+def lettered(row: str) -> list[tuple[str, str, str]]:
+    """``(state, letter shown, fill colour or "")`` of each cell of a matrix row."""
+    cells = re.findall(
+        r'<td class="cell (\w+)"(?: data-letter="[^"]*")?>(.*?)</td>', row, flags=re.S
+    )
     return [
-        (state, (re.findall(r'fill="(#[0-9a-f]{6})"', body) or [""])[0]) for state, body in cells
+        (
+            state,
+            re.search(r'<span class="label">([^<]*)</span>', body).group(1),
+            (re.findall(r'fill="(#[0-9a-f]{6})"', body) or [""])[0],
+        )
+        for state, body in cells
     ]
 
 
@@ -170,14 +184,14 @@ def test_the_matrix_has_the_parent_and_a_row_per_value_and_a_column_per_step(
     parent, same, east = rows_of(text)
     assert ">parent <code>all</code></a>" in parent  # the value the parent had
     assert "<code>all</code>" in same and "<code>east</code>" in east
-    assert [state for state, _ in cells_of(parent)] == ["source"] * len(ORDER)
-    # "all" is the value the parent had: every step reproduces the parent's hash and colour
-    assert cells_of(same) == [("same", colour) for _, colour in cells_of(parent)]
-    # "east": steps before analyse are inherited, analyse and after differ in hash and colour
-    east_cells = cells_of(east)
-    assert [s for s, _ in east_cells[:ANALYSE]] == ["same"] * ANALYSE
-    assert east_cells[ANALYSE][0] == "changed"
-    assert east_cells[ANALYSE][1] != cells_of(parent)[ANALYSE][1]
+    # The parent's outputs are the reference: "=", neutral (no colour).
+    assert lettered(parent) == [("source", "=", "")] * len(ORDER)
+    # "all" is the value the parent had: every step reproduces the parent's output
+    assert lettered(same) == [("same", "=", "")] * len(ORDER)
+    # "east": steps before analyse are inherited, analyse and after differ: letter A, coloured
+    east_cells = lettered(east)
+    assert east_cells[:ANALYSE] == [("same", "=", "")] * ANALYSE
+    assert east_cells[ANALYSE] == ("changed", "A", PALETTE[0])
 
 
 def test_a_cell_of_a_fork_opens_its_diff_against_the_parent(make_grid, signed_in, research_run):
@@ -192,18 +206,69 @@ def test_a_cell_of_a_fork_opens_its_diff_against_the_parent(make_grid, signed_in
     assert f'href="/runs/{research_run.pk}/nodes/{ANALYSE}/"' in parent
 
 
-def test_equal_hashes_share_a_colour_and_the_colour_comes_from_the_hash(
+def test_each_distinct_output_of_a_column_has_its_own_letter_and_colour(
     make_grid, signed_in, research_run
 ):
-    grid = make_grid("args.region", ["east"])
+    grid = make_grid("args.region", ["east", "west", "all"])
 
     text = signed_in.get(grid_url(grid)).content.decode()
 
-    nodes = list(research_run.nodes.order_by("sequence_id"))
-    assert [c for _, c in cells_of(rows_of(text)[0])] == [
-        hash_colour(n.output_sha256) for n in nodes
-    ]
+    _, east, west, *_ = rows_of(text)
+    a, b = lettered(east)[ANALYSE], lettered(west)[ANALYSE]
+    assert a == ("changed", "A", PALETTE[0]) and b == ("changed", "B", PALETTE[1])
     assert 'style="' not in text[text.index('<div id="grid-live">') :]  # CSP: fill attributes
+
+
+def test_letters_follow_the_order_outputs_appear_in_and_equal_outputs_share_one():
+    parent = "p" * 64
+    shas = [parent, "b" * 64, "c" * 64, "b" * 64, None, parent, "d" * 64]
+
+    marks = letter_outputs(parent, shas)
+
+    assert [m for m, _ in marks] == ["=", "A", "B", "A", "", "=", "C"]
+    assert [c for _, c in marks] == ["", PALETTE[0], PALETTE[1], PALETTE[0], "", "", PALETTE[2]]
+
+
+def test_distinct_outputs_never_share_a_colour_within_the_palette_and_never_a_letter():
+    many = [f"{i:064x}" for i in range(40)]
+
+    marks = letter_outputs(None, many)
+
+    colours = [c for _, c in marks]
+    assert len(set(colours[: len(PALETTE)])) == len(PALETTE)  # up to the palette's size
+    assert len({m for m, _ in marks}) == len(many)  # beyond it, the letters still differ
+    assert [m for m, _ in marks][24:28] == ["Y", "Z", "AA", "AB"]
+    assert "#d0d5dd" not in colours and all(c != "" for c in colours)  # never the neutral
+
+
+def test_the_palette_is_clearly_distinct_and_light_enough_for_dark_text():
+    def hls(colour: str) -> tuple[float, float, float]:
+        return colorsys.rgb_to_hls(*(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)))
+
+    for colour in PALETTE:
+        r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+        assert 0.2126 * r + 0.7152 * g + 0.0722 * b > 140  # dark letters stay readable
+        assert hls(colour)[2] > 0.5  # a colour, not a grey ("=" is grey)
+    hues = [hls(colour)[0] * 360 for colour in PALETTE]
+    for i, one in enumerate(hues):
+        for other in hues[i + 1 :]:
+            apart = min(abs(one - other), 360 - abs(one - other))
+            assert apart >= 44, (one, other)  # no two near-identical fills (issue 17)
+
+
+def test_each_row_has_a_place_for_its_outcomes_hidden_while_none_exist(
+    make_grid, signed_in, research_run, monkeypatch
+):
+    grid = make_grid("args.region", ["east"])
+    text = signed_in.get(grid_url(grid)).content.decode()
+    assert '<th scope="col">outcomes</th>' not in text
+
+    monkeypatch.setattr(
+        gridview, "row_outcomes", lambda run: [{"name": "best_group", "value": "B", "pass": None}]
+    )
+    text = signed_in.get(grid_url(grid)).content.decode()
+    assert '<th scope="col">outcomes</th>' in text
+    assert all("best_group: <code>B</code>" in row for row in rows_of(text))
 
 
 def test_hash_colour_is_deterministic_light_and_spreads():

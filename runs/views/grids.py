@@ -1,8 +1,9 @@
-"""What-if grids: one fork per value of one field, read as a matrix of output hashes.
+"""What-if grids: one fork per value of one field, read as a matrix of outputs.
 
-A row per value (and the parent on top), a column per step, each cell coloured by the step's
-output hash — equal hashes, equal colours — so which values change which steps reads at a
-glance; chosen leaves of the final output sit side by side. A cell opens the diff of its
+A row per value (and the parent on top), a column per step, each cell lettered by what the
+step gave — ``=`` the parent's output, A, B, C… each other distinct output of the column, on
+a palette that cannot collide (``runs.gridview``) — so which values change which steps reads
+at a glance; chosen leaves of the final output sit side by side. A cell opens the diff of its
 fork against the parent.
 """
 

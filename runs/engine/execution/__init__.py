@@ -13,7 +13,9 @@
 - ``fence``         ``Fence``: every write of a step passes it; once closed it refuses them
 - ``artifacts``     writing the artifact atomically and finding it again
 - ``program``       ``ProgramRecorder``: a Burr app run by the user's own program
+- ``workers``       ``run_on_workers``: a batch of queued runs on N ``db_worker`` processes
 
 May import: ``apps``, ``calls``, ``providers``, ``errors``, ``runs.models``, ``runs.hashing``,
-and ``runs.engine.forking.overrides`` (the value a fork hands to the run it executes).
+and ``runs.engine.forking.overrides`` (the value a fork hands to the run it executes);
+``workers`` also ``runs.tasks`` (the queue it puts a batch on), lazily.
 """

@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime, parse_duration
 
 from runs.engine.apps.registry import get_pipeline
-from runs.engine.forking.batch import MAX_WORKERS, replay_in_processes, replay_source
+from runs.engine.forking.batch import MAX_WORKERS, replay_on_workers, replay_source
 from runs.engine.forking.replays import create_replay
 from runs.management.base import RewindCommand
 from runs.models import Run
@@ -51,10 +51,11 @@ class Command(RewindCommand):
         parser.add_argument(
             "--workers",
             type=int,
-            default=1,
+            default=None,
             help=(
-                f"replay this many runs at once, each worker a process of its own (1–{MAX_WORKERS}; "
-                "default 1: replay in this process)"
+                f"start this many queue workers (db_worker processes, 1–{MAX_WORKERS}) for the "
+                "batch and stop them at the end; workers already serving the queue take part "
+                "too (default: replay in this process)"
             ),
         )
         parser.add_argument(
@@ -97,7 +98,7 @@ class Command(RewindCommand):
         self.quiet = not self.show_traceback
         self.allow_network = options["allow_network"]
         workers = options["workers"]
-        if not 1 <= workers <= MAX_WORKERS:
+        if workers is not None and not 1 <= workers <= MAX_WORKERS:
             raise CommandError(f"--workers must be between 1 and {MAX_WORKERS}, got {workers}")
         runs = self.select(options)
         if options["enqueue"]:
@@ -131,10 +132,10 @@ class Command(RewindCommand):
             for item in queued:
                 self.stdout.write(f"run {item['run']}: replay {item['replay']} queued")
 
-    def replay_all(self, runs: list[Run], workers: int) -> tuple[list[dict[str, Any]], bool]:
-        """Replay ``runs``: here one after the other, or in ``workers`` worker processes
-        (``runs.engine.forking.batch``). Ctrl-C stops taking new ones, lets the ones in hand finish,
-        and reports what finished."""
+    def replay_all(self, runs: list[Run], workers: int | None) -> tuple[list[dict[str, Any]], bool]:
+        """Replay ``runs``: here one after the other, or on ``workers`` queue workers
+        (``runs.engine.forking.batch.replay_on_workers``). Ctrl-C stops taking new ones, lets
+        the ones in hand finish, and reports what finished."""
         results: list[dict[str, Any]] = []
         tty = self.stderr.isatty()
 
@@ -149,14 +150,14 @@ class Command(RewindCommand):
                 )
                 self.stderr.flush()
             elif self.verbosity >= 2:
-                where = f"worker pid {pid}" if pid is not None else "no worker"
+                where = f"worker pid {pid}" if pid is not None else "no worker of this batch"
                 self.stderr.write(
                     f"run {result['run']}: replay {result['replay']} {result['verdict']} ({where})"
                 )
 
-        if min(workers, len(runs)) > 1:
-            outcome = replay_in_processes(
-                [run.pk for run in runs],
+        if workers is not None:
+            outcome = replay_on_workers(
+                runs,
                 workers,
                 on_result=done,
                 quiet=self.from_shell and self.quiet,
@@ -164,10 +165,6 @@ class Command(RewindCommand):
             )
             if tty:
                 self.stderr.write("")
-            if outcome.error:  # a worker raised (not a failed replay: a bug or a bad source)
-                if self.show_traceback:
-                    self.stderr.write(outcome.error_traceback.rstrip("\n"))
-                raise CommandError(outcome.error)
             return outcome.results, outcome.interrupted
         interrupted = False
         try:

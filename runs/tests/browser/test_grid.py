@@ -62,23 +62,43 @@ def test_try_several_values_then_sample_and_read_the_verdicts(page, rewind_serve
     expect(matrix.locator("td.cell")).to_have_count(4 * STEPS)
 
     parent, same, east, west = (matrix.locator("tbody tr").nth(i) for i in range(4))
-    fills = [
-        [row.locator("td.cell").nth(i).locator("rect").get_attribute("fill") for i in range(STEPS)]
-        for row in (parent, same, east)
-    ]
-    assert fills[1] == fills[0], "the unchanged value must reproduce every hash and colour"
-    assert fills[2][:ANALYSE] == fills[0][:ANALYSE]  # inherited steps
-    assert fills[2][ANALYSE] != fills[0][ANALYSE]  # the changed step has another colour
-    expect(east.locator("td.cell.changed").first).to_be_visible()
+
+    def letters(row) -> list[str]:
+        return [row.locator("td.cell .label").nth(i).inner_text().strip() for i in range(STEPS)]
+
+    def fill(row, i: int) -> str | None:
+        rect = row.locator("td.cell").nth(i).locator("rect")
+        return rect.get_attribute("fill") if rect.count() else None
+
+    # The readable grid (issue 17): "=" for the parent's output, neutral and uncoloured; a
+    # letter per other output of a step, on its own colour, framed.
+    assert letters(parent) == ["="] * STEPS and letters(same) == ["="] * STEPS
+    assert [fill(same, i) for i in range(STEPS)] == [None] * STEPS
+    assert letters(east)[:ANALYSE] == ["="] * ANALYSE  # inherited steps
+    assert letters(east)[ANALYSE] == "A" and letters(west)[ANALYSE] == "B"
+    assert (
+        fill(east, ANALYSE) and fill(west, ANALYSE) and fill(east, ANALYSE) != fill(west, ANALYSE)
+    )
+    changed = east.locator("td.cell.changed").first
+    expect(changed).to_be_visible()
+    frame = changed.evaluate("el => getComputedStyle(el, '::after').borderTopWidth")
+    assert frame == "3px", frame  # the "differs from the parent" frame is not a hairline
     expect(page.locator("table.leaves-side tbody tr")).to_have_count(4)
+    page.set_viewport_size({"width": 1440, "height": 900})
+    no_sideways_scroll(page)
     page.screenshot(path=screenshot_dir / "grid.png", full_page=True)
 
-    # a phone: the matrix scrolls inside its box, the page does not
+    # a phone: the matrix scrolls inside its box, the page does not; the letters stay legible
     page.set_viewport_size({"width": 390, "height": 844})
     page.reload()
     no_sideways_scroll(page)
     box = page.locator(".scroll-x").first
     assert box.evaluate("el => el.scrollWidth > el.clientWidth"), "the matrix should scroll"
+    cell = matrix.locator("tbody tr").nth(2).locator("td.cell").nth(ANALYSE)
+    cell.scroll_into_view_if_needed()
+    assert cell.locator(".label").inner_text().strip() == "A"
+    width = cell.evaluate("el => el.getBoundingClientRect().width")
+    assert width >= 30, width  # a cell a finger can hit, its letter inside it
     page.screenshot(path=screenshot_dir / "grid-phone.png", full_page=True)
     page.set_viewport_size({"width": 1280, "height": 900})
 

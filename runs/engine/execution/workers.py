@@ -1,0 +1,588 @@
+"""A batch of queued runs executed by N ordinary queue workers (issue 17, item 7).
+
+``run_on_workers(run_ids, workers=N, progress=callback)`` is the one way a batch fans out —
+``rewind_replay --workers N`` uses it, and so can any other batch (counterfactuals): the runs
+must exist, ``queued``. It starts N ``db_worker`` processes — the very worker a team runs on
+its other machines (``manage.py db_worker --queue-name default``) — waits until each is ready,
+enqueues the runs (``runs.tasks.execute_run_task``), waits for every one to finish, calling
+``progress(Done)`` as each does, and stops the workers it started. Workers already running
+elsewhere on the same database take part too: the queue does not care whose worker claims a
+task. Nothing of this process is shared with a worker but the database and its settings.
+
+Each worker is ``python -c WORKER_CODE FD ID``: a fresh interpreter that reads a ``WorkerConfig``
+(this process's databases and ``REWIND_*`` / ``TASKS`` settings — in a test, the test database
+and the test's settings) from the socket ``FD``, sets Django up with it, loads the engine and the
+batch's pipelines, says "ready" and then *is* ``call_command("db_worker", ...)`` under the
+worker id ``ID``. It runs in a process group of its own, so a Ctrl-C at the terminal reaches only
+this process, which decides:
+
+- **Ctrl-C** (first): the runs no worker has taken are withdrawn (``queued → cancelled``, their
+  task rows dequeued), the workers get SIGTERM — ``db_worker`` finishes the task in hand, then
+  exits — and the runs in hand finish and are reported. A second Ctrl-C kills the workers at once;
+  the runs they held are marked ``interrupted`` (resume or fork them). Either way no process is
+  left behind and no run of the batch stays ``running`` or ``queued``.
+- **A worker that dies** (killed, out of memory, ``os._exit``): its socket closes, so this process
+  knows at once. The task rows it had claimed are closed as failed, its run is marked
+  ``interrupted`` (the lease's verdict, without waiting ``REWIND_RUN_LEASE_SECONDS``: the process
+  is known to be gone), then resumed once — re-queued, to continue after its last completed step —
+  and a new worker replaces the dead one (at most N replacements per batch). A run interrupted
+  twice is reported lost, with the reason. A run whose worker elsewhere died is found by the lease
+  (``runs.tasks.reap_dead_runs``, called here every lease/3 s) and resumed the same way. So every
+  run of the batch ends accounted for: done, or lost with a reason.
+
+Runs are enqueued only once every worker started is ready, so that startup (a fresh interpreter
+importing Django, Burr and the engine, a second or two) is not part of a batch's throughput and
+each worker gets a share from the first task: ``WorkersOutcome.startup_s`` and ``work_s``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from runs.engine.errors import RewindError
+
+if TYPE_CHECKING:
+    from runs.models import Run
+
+MAX_WORKERS = 32
+MAX_RESUMES = 1  # a run interrupted (its worker died) is resumed once; twice, it is lost
+POLL_SECONDS = 0.05  # how often the batch reads its runs' statuses (one query)
+WORKER_INTERVAL = "0.05"  # how often an idle batch worker looks for a task
+
+
+def check_workers(workers: int) -> None:
+    """One clear line for a worker count out of range (before anything is written)."""
+    if not 1 <= workers <= MAX_WORKERS:
+        raise RewindError(f"--workers must be between 1 and {MAX_WORKERS}, got {workers}")
+
+
+@dataclass(frozen=True)
+class Done:
+    """A run of the batch that finished (completed, failed, or cancelled by someone), and the
+    worker that executed it: its id on the queue and, when it is one this batch started, its
+    pid (``None`` for a worker elsewhere)."""
+
+    run: Run
+    worker: str
+    pid: int | None
+
+
+@dataclass
+class WorkersOutcome:
+    """``done`` and ``lost`` (run id → why it could not finish) in the order the runs finished;
+    ``withdrawn`` the runs no worker took before a Ctrl-C (now ``cancelled``); ``pids`` every
+    worker process started (replacements included)."""
+
+    done: dict[int, Done] = field(default_factory=dict)
+    lost: dict[int, str] = field(default_factory=dict)
+    withdrawn: list[int] = field(default_factory=list)
+    interrupted: bool = False
+    pids: list[int] = field(default_factory=list)
+    startup_s: float = 0.0  # first worker started → every worker ready
+    work_s: float = 0.0  # runs enqueued → the last one finished
+
+
+# -- the worker process -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """What a worker needs to act exactly as this process would: the settings module, the
+    databases as this process uses them now (in a test, the test database), and every
+    ``REWIND_*`` setting and the task backends as they are now."""
+
+    settings_module: str
+    databases: dict[str, dict[str, Any]]
+    overrides: dict[str, Any]
+    quiet: bool  # the command holds logs back: the worker stays silent too
+    sys_path: list[str] = field(default_factory=list)  # where this process finds pipelines
+    pipelines: list[str] = field(default_factory=list)  # the batch's: loaded before "ready"
+
+
+def worker_config(quiet: bool = False, pipelines: list[str] | None = None) -> WorkerConfig:
+    from django.conf import settings
+    from django.db import connections
+
+    overrides = {
+        name: getattr(settings, name)
+        for name in dir(settings)
+        if name.startswith("REWIND_") or name in ("DEBUG", "TIME_ZONE", "USE_TZ", "TASKS")
+    }
+    databases = {alias: dict(connections[alias].settings_dict) for alias in settings.DATABASES}
+    return WorkerConfig(
+        settings_module=os.environ.get("DJANGO_SETTINGS_MODULE") or settings.SETTINGS_MODULE,
+        databases=databases,
+        overrides=overrides,
+        quiet=quiet,
+        sys_path=[p for p in sys.path if isinstance(p, str)],
+        pipelines=list(pipelines or []),
+    )
+
+
+WORKER_CODE = "from runs.engine.execution.workers import worker_entry; worker_entry()"
+
+
+def worker_entry() -> None:
+    """``python -c WORKER_CODE FD ID``: set up as the parent says, then be ``db_worker``."""
+    conn = Connection(int(sys.argv[1]))
+    try:
+        config = conn.recv()
+    except EOFError:
+        return
+    sys.path.extend(p for p in config.sys_path if p not in sys.path)
+    _set_up(config)
+    _warm_up(config)
+    from django.core.management import call_command
+    from django.db import connections
+
+    connections.close_all()  # db_worker opens its own
+    conn.send(("ready", os.getpid()))  # the socket stays open: its closing is this process's end
+    call_command(
+        "db_worker",
+        "--queue-name",
+        "default",
+        "--interval",
+        WORKER_INTERVAL,
+        "--no-startup-delay",
+        "--no-reload",
+        "--worker-id",
+        sys.argv[2],
+        verbosity=0 if config.quiet else 1,
+    )
+
+
+def _set_up(config: WorkerConfig) -> None:
+    """Django, configured as the parent was, before anything opens a connection."""
+    import logging
+
+    os.environ["DJANGO_SETTINGS_MODULE"] = config.settings_module
+    from django.conf import settings
+
+    settings.DATABASES = config.databases
+    for name, value in config.overrides.items():
+        setattr(settings, name, value)
+    import django
+
+    django.setup()
+    if config.quiet:  # what the parent's QuietLogs does for its own process
+        logging.getLogger("burr").setLevel(logging.CRITICAL + 1)
+        for name in ("rewind", "django_tasks_db", "django.tasks"):
+            held = logging.getLogger(name)
+            held.handlers, held.propagate = [logging.NullHandler()], False
+
+
+def _warm_up(config: WorkerConfig) -> None:
+    """Load the engine (Burr among it), the task and the batch's pipelines before saying
+    "ready": that is starting up, not executing."""
+    import runs.engine.analysis.diff
+    import runs.tasks  # noqa: F401 — imports the runner, and Burr with it
+    from runs.engine.apps.registry import get_pipeline
+
+    for name in config.pipelines:
+        with suppress(Exception):  # one that does not load fails its runs, saying why
+            get_pipeline(name)
+
+
+# -- this process -------------------------------------------------------------------------------
+
+
+@dataclass
+class Worker:
+    id: str
+    process: subprocess.Popen
+    conn: Connection
+    ready: bool = False
+    stopping: bool = False  # this batch asked it to stop: its exit is expected
+    gone: bool = False
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+
+def start_worker(config: WorkerConfig, worker_id: str) -> Worker:
+    """A ``db_worker`` process on one end of a new socket pair; this process keeps the other."""
+    ours, theirs = socket.socketpair()
+    root = str(Path(__file__).resolve().parents[3])  # where ``runs`` is importable from
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-c", WORKER_CODE, str(theirs.fileno()), worker_id],
+            pass_fds=[theirs.fileno()],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=2,  # a pipeline that prints must not mix into --json on stdout
+            process_group=0,  # a Ctrl-C at the terminal is this process's to handle
+        )
+    finally:
+        theirs.close()  # the worker's end lives in the worker: its exit closes the socket
+    conn = Connection(ours.detach())
+    with suppress(OSError):  # it died at once: the batch sees its socket closed
+        conn.send(config)
+    return Worker(worker_id, process, conn)
+
+
+class _Interrupts:
+    """Counts Ctrl-C while the batch runs instead of raising KeyboardInterrupt wherever this
+    process happens to be (between reading a status and reporting it, say)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        self.count += 1
+
+    @contextmanager
+    def installed(self) -> Iterator[_Interrupts]:
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        previous = signal.signal(signal.SIGINT, self)
+        try:
+            yield self
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+
+def check_queue() -> None:
+    """Worker processes read the queue and the runs from the database: refuse, in one line,
+    what they could not see."""
+    from django.db import connection, connections
+    from django.tasks import task_backends
+    from django_tasks_db.backend import DatabaseBackend
+
+    if connection.in_atomic_block:
+        raise RewindError(
+            "worker processes see only committed rows: run with one worker inside a transaction"
+        )
+    for alias in connections:
+        db = connections[alias].settings_dict
+        if connections[alias].vendor == "sqlite" and (
+            str(db["NAME"]) in ("", ":memory:") or "mode=memory" in str(db["NAME"])
+        ):
+            raise RewindError(
+                f"worker processes cannot open the in-memory database {alias!r}: use one worker"
+            )
+    if not isinstance(task_backends["default"], DatabaseBackend):
+        raise RewindError(
+            "--workers needs the database task queue (REWIND_TASKS_BACKEND="
+            "django_tasks_db.DatabaseBackend)"
+        )
+
+
+def run_on_workers(
+    run_ids: list[int],
+    workers: int,
+    *,
+    progress: Callable[[Done], None] | None = None,
+    quiet: bool = False,
+) -> WorkersOutcome:
+    """Execute the queued runs ``run_ids`` on ``min(workers, len(run_ids))`` queue workers
+    started for the batch (and any worker already serving the queue), calling
+    ``progress(done)`` in this process as each run finishes; stop the workers; return what
+    happened to every run. Ctrl-C — or a KeyboardInterrupt raised by ``progress`` — withdraws
+    the runs no worker took and lets the ones in hand finish; a second one kills the workers.
+    """
+    from runs.models import Run
+
+    check_workers(workers)
+    outcome = WorkersOutcome()
+    if not run_ids:
+        return outcome
+    check_queue()
+    pipelines = sorted(set(Run.objects.filter(pk__in=run_ids).values_list("pipeline", flat=True)))
+    batch = _Batch(run_ids, worker_config(quiet, pipelines), outcome, progress)
+    try:
+        with _Interrupts().installed() as interrupts:
+            batch.run(min(workers, len(run_ids)), interrupts)
+    finally:
+        batch.shut_down()
+    return outcome
+
+
+class _Batch:
+    """This process's side: start workers, enqueue, watch statuses, notice deaths, stop."""
+
+    def __init__(self, run_ids, config, outcome, progress) -> None:
+        self.run_ids: list[int] = list(dict.fromkeys(run_ids))
+        self.config: WorkerConfig = config
+        self.outcome: WorkersOutcome = outcome
+        self.progress = progress
+        self.pool: list[Worker] = []
+        self.pending: set[int] = set(self.run_ids)
+        self.tasks: dict[int, str] = {}  # run id → its current task row id
+        self.resumed: dict[int, int] = {}  # run id → times resumed
+        self.replacements = 0
+        self.size = 0
+        self.stopping = False
+        self.interrupts_seen = 0
+        self.tag = f"rewind-batch-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.next_reap = time.monotonic()
+
+    # -- the workers --
+
+    def live(self) -> list[Worker]:
+        return [w for w in self.pool if not w.gone]
+
+    def start(self) -> Worker:
+        worker = start_worker(self.config, f"{self.tag}-{len(self.pool)}")
+        self.pool.append(worker)
+        self.outcome.pids.append(worker.pid)
+        return worker
+
+    def listen(self, timeout: float) -> None:
+        """Read what the workers say ("ready") and notice the ones whose socket closed."""
+        by_conn = {w.conn: w for w in self.live()}
+        if not by_conn:
+            time.sleep(timeout)
+            return
+        for conn in wait(list(by_conn), timeout=timeout):
+            worker = by_conn[conn]
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                self.exited(worker)
+                continue
+            if message[0] == "ready":
+                worker.ready = True
+
+    def exited(self, worker: Worker) -> None:
+        """A worker's socket closed: it has exited or is about to. Whatever it had claimed is
+        settled here: its task rows closed, its run interrupted (resumed later if the batch
+        goes on), a run it claimed the task of but never started enqueued again."""
+        if worker.gone:
+            return
+        worker.gone = True
+        try:
+            code = worker.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # its socket closed but the process lingers
+            worker.process.kill()
+            code = worker.process.wait()
+        if not worker.ready and not worker.stopping:
+            raise RewindError(
+                f"worker process {worker.pid} could not start (exit status {code}); "
+                "its output is above"
+            )
+        how = f"was killed by signal {-code}" if code < 0 else f"exited ({code})"
+        self.settle(worker, f"worker process {worker.pid} {how} while executing this run")
+        if not worker.stopping and not self.stopping and self.pending:
+            if self.replacements < self.size:
+                self.replacements += 1
+                self.start()  # it takes work as soon as it is up
+
+    def settle(self, worker: Worker, reason: str) -> None:
+        from django.tasks import TaskResultStatus
+        from django.utils import timezone
+        from django_tasks_db.models import DBTaskResult
+
+        from runs.models import Run
+
+        # Its tasks among the batch's unfinished runs (whatever their status: a worker stopped
+        # twice records its task failed itself, and leaves the run running all the same).
+        held = [
+            (task_id, run_id)
+            for task_id, run_id, ids in DBTaskResult.objects.filter(
+                id__in=[self.tasks[pk] for pk in self.pending if pk in self.tasks]
+            ).values_list("id", "args_kwargs__args__0", "worker_ids")
+            if ids and ids[-1] == worker.id
+        ]
+        if not held:
+            return
+        DBTaskResult.objects.filter(
+            id__in=[task_id for task_id, _ in held], status=TaskResultStatus.RUNNING
+        ).update(status=TaskResultStatus.FAILED, finished_at=timezone.now())
+        run_ids = [run_id for _, run_id in held]
+        Run.objects.interrupt(
+            run_ids, f"{reason}; completed steps are kept: resume or fork the run"
+        )
+        for pk in Run.objects.filter(pk__in=run_ids, status=Run.Status.QUEUED).values_list(
+            "pk", flat=True
+        ):  # it claimed the task, never the run: the run needs a task again
+            if self.stopping:
+                self.withdraw([pk])
+            else:
+                self.enqueue(pk)
+
+    # -- the runs --
+
+    def enqueue(self, pk: int) -> None:
+        from runs.tasks import execute_run_task
+
+        self.tasks[pk] = str(execute_run_task.enqueue(pk).id)
+
+    def withdraw(self, pks: list[int]) -> None:
+        from django.tasks import TaskResultStatus
+        from django_tasks_db.models import DBTaskResult
+
+        from runs.models import Run
+
+        withdrawn = Run.objects.withdraw(pks, "withdrawn: the batch was interrupted (Ctrl-C)")
+        DBTaskResult.objects.filter(
+            id__in=[self.tasks[pk] for pk in withdrawn if pk in self.tasks],
+            status=TaskResultStatus.READY,
+        ).delete()  # dequeued: no worker needs to look at them
+        self.outcome.withdrawn.extend(withdrawn)
+        self.pending.difference_update(withdrawn)
+
+    def collect(self) -> None:
+        """One query for the statuses of the runs not reported yet; report the finished ones
+        (in the order given), resume or give up the interrupted ones."""
+        from django_tasks_db.models import DBTaskResult
+
+        from runs.models import Run
+
+        finished = {Run.Status.COMPLETED, Run.Status.FAILED, Run.Status.CANCELLED}
+        statuses = dict(Run.objects.filter(pk__in=self.pending).values_list("pk", "status"))
+        ended = [pk for pk in self.run_ids if statuses.get(pk) in finished]
+        if ended:
+            runs = Run.objects.in_bulk(ended)
+            by = {
+                str(task_id): worker_ids
+                for task_id, worker_ids in DBTaskResult.objects.filter(
+                    id__in=[self.tasks[pk] for pk in ended if pk in self.tasks]
+                ).values_list("id", "worker_ids")
+            }
+            pids = {w.id: w.pid for w in self.pool}
+            for pk in ended:
+                ids = by.get(self.tasks.get(pk), None) or [""]
+                self.report(Done(runs[pk], ids[-1], pids.get(ids[-1])))
+        for pk in self.run_ids:
+            if statuses.get(pk) == Run.Status.INTERRUPTED and pk in self.pending:
+                self.retry(pk)
+
+    def report(self, done: Done) -> None:
+        self.pending.discard(done.run.pk)
+        self.outcome.done[done.run.pk] = done
+        if self.progress is not None:
+            try:
+                self.progress(done)
+            except KeyboardInterrupt:
+                self.interrupt()
+
+    def retry(self, pk: int) -> None:
+        from runs.models import Run
+
+        error = Run.objects.filter(pk=pk).values_list("error", flat=True).first() or ""
+        if self.stopping or self.resumed.get(pk, 0) >= MAX_RESUMES:
+            self.pending.discard(pk)
+            self.outcome.lost[pk] = (
+                f"run {pk} is interrupted"
+                + (f" (resumed {self.resumed[pk]} time(s) before)" if pk in self.resumed else "")
+                + f": {error}"
+            )
+            return
+        if Run.objects.requeue(pk):
+            self.resumed[pk] = self.resumed.get(pk, 0) + 1
+            self.enqueue(pk)
+
+    def reap(self) -> None:
+        """Every lease/3 s, what every worker does before a task: runs whose worker elsewhere
+        stopped beating are marked interrupted (and so resumed by ``collect``)."""
+        from django.conf import settings
+
+        from runs.tasks import reap_dead_runs
+
+        if time.monotonic() >= self.next_reap:
+            self.next_reap = time.monotonic() + max(1.0, settings.REWIND_RUN_LEASE_SECONDS / 3)
+            reap_dead_runs()
+
+    # -- the batch --
+
+    def run(self, size: int, interrupts: _Interrupts) -> None:
+        began = time.perf_counter()
+        self.size = size
+        for _ in range(size):
+            self.start()
+        while not all(w.ready for w in self.pool):
+            self.listen(POLL_SECONDS)
+            if self.ctrl_c(interrupts):
+                self.withdraw(self.run_ids)  # nothing was enqueued yet
+                return
+        self.outcome.startup_s = time.perf_counter() - began
+        released = time.perf_counter()
+        for pk in self.run_ids:
+            self.enqueue(pk)
+        while self.pending:
+            self.listen(POLL_SECONDS)
+            self.ctrl_c(interrupts)
+            self.collect()
+            self.reap()
+            if not self.live() and self.pending:
+                self.orphaned()
+        self.outcome.work_s = time.perf_counter() - released
+
+    def ctrl_c(self, interrupts: _Interrupts) -> bool:
+        while self.interrupts_seen < interrupts.count:
+            self.interrupts_seen += 1
+            self.interrupt()
+        return self.outcome.interrupted
+
+    def interrupt(self) -> None:
+        """The first Ctrl-C: withdraw what no worker took, ask the workers to stop after the
+        task in hand. The second: kill them (their runs are then interrupted)."""
+        if self.outcome.interrupted:
+            for worker in self.live():
+                worker.process.kill()
+            for worker in self.live():
+                self.exited(worker)
+            return
+        self.outcome.interrupted = self.stopping = True
+        self.withdraw(sorted(self.pending))
+        for worker in self.live():
+            worker.stopping = True
+            with suppress(ProcessLookupError):
+                worker.process.send_signal(signal.SIGTERM)
+
+    def orphaned(self) -> None:
+        """No worker of this batch is left (and no replacement may start). Runs queued wait
+        for a worker elsewhere only while one is executing another run of the batch."""
+        from runs.models import Run
+
+        statuses = dict(Run.objects.filter(pk__in=self.pending).values_list("pk", "status"))
+        if Run.Status.RUNNING in statuses.values():
+            return  # a worker elsewhere is at it: its end (or its lease) settles it
+        queued = [pk for pk, status in statuses.items() if status == Run.Status.QUEUED]
+        if not queued:
+            return
+        self.stopping = True
+        withdrawn = Run.objects.withdraw(
+            queued, "withdrawn: every worker of the batch died before taking it"
+        )
+        self.pending.difference_update(withdrawn)
+        codes = ", ".join(str(w.process.returncode) for w in self.pool)
+        for pk in withdrawn:
+            self.outcome.lost[pk] = f"not executed: every worker process died (exit status {codes})"
+
+    def shut_down(self) -> None:
+        """Leave no process behind and no run of the batch running on a worker that is gone."""
+        for worker in self.live():
+            worker.stopping = True
+            with suppress(ProcessLookupError):
+                worker.process.send_signal(signal.SIGTERM)
+        for worker in self.pool:
+            try:
+                worker.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                worker.process.kill()
+                worker.process.wait()
+        self.stopping = True
+        for worker in self.pool:
+            if not worker.gone:
+                worker.gone = True
+                with suppress(Exception):  # an error already on its way out wins
+                    self.settle(worker, f"worker process {worker.pid} was stopped")
+            worker.conn.close()
