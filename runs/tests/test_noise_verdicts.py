@@ -218,7 +218,7 @@ def test_make_samples_refuses_an_unfinished_run_and_writes_nothing(run_row, node
         (2, [1, 1, 1], BEYOND),  # never varied
         (1, [1, 1, 1], WITHIN),  # a value the parent produced
         ("b", ["a", "a"], BEYOND),
-        ("c", ["a", "b", "a"], WITHIN),  # a text that varied: any text is its noise
+        ("c", ["a", "b", "a"], BEYOND),  # a category that varied, but never to "c"
         (1.5, [1, 2, 1.2], WITHIN),  # inside the range the samples gave
         (3, [1, 2, 1.2], BEYOND),  # outside it
         ("2", [1, 2], BEYOND),  # a number became text
