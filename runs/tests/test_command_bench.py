@@ -35,6 +35,8 @@ def test_every_figure_is_a_ratio_to_an_anchor_measured_beside_it(rewind_settings
     assert any("100000-leaf" in name for name in names)
     assert any("run page, 500 steps" in name for name in names)
     assert any("browser sees it" in name for name in names)
+    assert any(name.startswith("noise rule: false alarms") for name in names)
+    assert any(name.startswith("noise rule: misses") for name in names)
     for row in measured:
         sign, bound = row["goal"].split()[:2]
         if row["goal"].endswith(" s"):  # a time goal: the time itself, its anchor beside it

@@ -20,8 +20,6 @@ from runs.pipelines.research import ORDER
 
 pytestmark = pytest.mark.django_db
 
-LLM_STEPS = {"plan", "critique", "revise", "compose"}
-
 
 def sampled(run: Run, k: int, node: str | None = None) -> Run:
     """``run`` with ``k`` executed samples (from ``node``), reloaded."""
@@ -71,22 +69,6 @@ def test_a_deterministic_tool_change_on_a_sampled_warm_run_is_beyond_noise(warm_
         "distinct": 1,  # every sample computed the same value
     }
     assert {v["verdict"] for v in analyse.values()} == {BEYOND}
-
-
-def test_a_change_in_an_llm_text_that_varied_across_samples_is_within_noise(warm_run, run_fork):
-    parent = sampled(warm_run, 4)
-    fork = run_fork(parent, "analyse", "args.cost_scale", "3")
-
-    verdicts = diff_runs(parent, fork)["verdicts"]
-
-    varied_texts = [
-        v for v in verdicts
-        if v["node"] in LLM_STEPS and v["distinct"] > 1 and v["path"].startswith("issues[")
-    ]  # fmt: skip
-    assert varied_texts, "critique's issues should have varied across the samples"
-    assert {v["verdict"] for v in varied_texts} == {WITHIN}
-    critique = {v["path"]: v["verdict"] for v in verdicts if v["node"] == "critique"}
-    assert critique["issues[0]"] == WITHIN
 
 
 def test_a_sample_against_its_run_is_all_within_noise(warm_run):
@@ -218,7 +200,7 @@ def test_make_samples_refuses_an_unfinished_run_and_writes_nothing(run_row, node
         (2, [1, 1, 1], BEYOND),  # never varied
         (1, [1, 1, 1], WITHIN),  # a value the parent produced
         ("b", ["a", "a"], BEYOND),
-        ("c", ["a", "b", "a"], WITHIN),  # a text that varied: any text is its noise
+        ("c", ["a", "b", "a"], BEYOND),  # a category that varied, but never to "c"
         (1.5, [1, 2, 1.2], WITHIN),  # inside the range the samples gave
         (3, [1, 2, 1.2], BEYOND),  # outside it
         ("2", [1, 2], BEYOND),  # a number became text

@@ -3,6 +3,7 @@
 - ``leaves``   the leaves of a value and their paths (shared by diff and noise)
 - ``diff``     ``diff_values``, ``align``, ``diff_runs``, ``format_diff``
 - ``noise``    stability samples and beyond-/within-noise verdicts of a fork's changes
+- ``noise_eval`` the noise rule's false-alarm and miss rates on simulated cases (bench)
 - ``export``   a run as a self-contained pytest file and a fixture of what it read
 - ``report``   the run object of the CLI/HTTP JSON contract
 - ``bench``    ``rewind_bench``'s figures, each a ratio to an anchor measured beside it

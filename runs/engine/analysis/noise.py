@@ -5,18 +5,27 @@ differently every time, so a changed leaf may be the fork's change or the model'
 tell them apart Rewind measures the jitter: a run is **sampled** k times — k live, unchanged
 forks (cache reads skipped, DESIGN.md "Live mode"), recorded on the run (``Run.sample_of``,
 counted in ``Run.sample_count``) — and each changed leaf of a fork is judged against the
-values the parent produced across its samples and itself:
+values the parent produced there, itself and its samples (the *references*), by the leaf's
+type (:func:`judge`):
 
-- ``within-noise``: the fork's value is one the parent produced; or the leaf varied across
-  the samples and the value is inside what that variation covers — a number between the
-  smallest and largest seen, anything for a text, list or mixed leaf that varied (an LLM text
-  that differs from sample to sample has no bounded set of values: the demo's texts at
-  temperature 0.8 almost never repeat, so a new one is exactly what its noise looks like);
-- ``beyond-noise``: the leaf was the same in every sample and the parent, and the fork's value
-  differs (a deterministic tool's output, a text the model always wrote the same way); or a
-  number that varied, outside the range seen;
+- ``within-noise``: the fork's value is one of the references; or it lies inside what their
+  variation covers: a **number** inside the references' range widened by ``NUMBER_MARGIN`` of
+  its width on each side; a **text** whose distance to the nearest reference is at most
+  ``TEXT_MARGIN`` × the largest distance from a reference to its own nearest other reference
+  (how far apart the samples themselves fall);
+- ``beyond-noise``: otherwise — a number outside the widened range, a **category** (a one-word
+  string, a boolean, null, a leaf the parent did or did not have) the references never took, a
+  text farther from every reference than they are from one another, or any new value of a leaf
+  that was the same in every reference (a deterministic tool's output);
 - ``no-samples``: no finished sample re-executed that step (the parent was sampled from a
   later step, or its samples are still running).
+
+The distance between two texts (:func:`text_distance`) is over their tokens (lowercased words
+and numbers): the larger of 1 − the Jaccard index of their token sets and 1 − that of their
+*figures* (the numbers they quote) — so a text that rewords the same facts stays near its
+samples, and one that quotes new figures does not. The rule's false-alarm and miss rates are
+measured on simulated cases with a known answer (:mod:`runs.engine.analysis.noise_eval`,
+reported by ``rewind_bench``).
 
 A step is covered by a sample when the sample re-executed it (its fork point is at or before
 the step); the steps before a sample's fork point are copies of the parent, not draws.
@@ -25,6 +34,7 @@ the step); the steps before a sample's fork point are copies of the parent, not 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -44,14 +54,19 @@ __all__ = [
     "BEYOND",
     "MAX_SAMPLES",
     "NO_SAMPLES",
+    "NUMBER_MARGIN",
+    "TEXT_MARGIN",
     "WITHIN",
     "LeafValues",
     "StepStability",
     "Verdict",
+    "is_text",
+    "judge",
     "make_samples",
     "sample_request",
     "stability",
     "step_keys",
+    "text_distance",
     "verdicts",
 ]
 
@@ -134,6 +149,75 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+# A number is within noise inside the references' [min, max] widened by this share of the
+# width on each side. With k = 5 samples (6 references) a fresh draw of a varying number falls
+# outside the bare range about 2 times in 7 (the chance a 7th draw is the smallest or the
+# largest); half the width each side brings that down to a few per cent on the measured cases,
+# while a deterministic number (width 0) still flips to beyond-noise at any change.
+NUMBER_MARGIN = 0.5
+# A text is within noise when its nearest reference is at most this many times as far as the
+# farthest "nearest other reference" among the references themselves. At 1 a fresh draw is
+# the most isolated of k + 2 exchangeable texts about 1 time in k + 2 (14 % at k = 5, 12 %
+# measured); 1.4 is the smallest step (of 1.25, 1.3, 1.4, 1.5) that brings the measured false
+# alarms under 5 % at k = 5 (noise_eval, rewind_bench), at the price of more misses (19 % at
+# 1.25, 24 % at 1.4). A spread of 0.72 or more (1 / 1.4) leaves no room: texts that vary that
+# much make every new text within-noise.
+TEXT_MARGIN = 1.4
+
+_TOKEN_RE = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+
+_Tokens = tuple[frozenset[str], frozenset[str]]
+
+
+def is_text(value: Any) -> bool:
+    """A string of two or more words is text (judged by distance); a one-word string — a
+    label, an id, a group name — is a category (judged by the set of values seen)."""
+    return isinstance(value, str) and len(value.split()) > 1
+
+
+def _tokens(text: str) -> _Tokens:
+    """A text's token set (lowercased words and numbers) and its figures (the numbers)."""
+    tokens = _TOKEN_RE.findall(text.lower())
+    return frozenset(tokens), frozenset(t for t in tokens if t[0].isdigit())
+
+
+def _jaccard_distance(a: frozenset[str], b: frozenset[str]) -> float:
+    union = len(a | b)
+    return 1 - len(a & b) / union if union else 0.0
+
+
+def _distance(a: _Tokens, b: _Tokens) -> float:
+    return max(_jaccard_distance(a[0], b[0]), _jaccard_distance(a[1], b[1]))
+
+
+def text_distance(a: str, b: str) -> float:
+    """0 (the same words and figures) to 1 (nothing shared): the larger of 1 − Jaccard of the
+    two texts' token sets and 1 − Jaccard of their figures. Word order is ignored: a text is
+    judged by what it says (its terms and its numbers), which a resampled text keeps."""
+    return _distance(_tokens(a), _tokens(b))
+
+
+def _judge_number(value: float, references: list[Any]) -> str:
+    numbers = [v for v in references if _number(v)]
+    if not numbers:
+        return BEYOND
+    low, high = min(numbers), max(numbers)
+    slack = NUMBER_MARGIN * (high - low)
+    return WITHIN if low - slack <= value <= high + slack else BEYOND
+
+
+def _judge_text(value: str, references: list[Any]) -> str:
+    texts = [_tokens(v) for v in references if isinstance(v, str) and v != _ABSENT]
+    if len(texts) < 2:  # one text or none: no spread to compare with
+        return BEYOND
+    own = _tokens(value)
+    nearest = min(_distance(own, t) for t in texts)
+    spread = max(
+        min(_distance(t, u) for j, u in enumerate(texts) if j != i) for i, t in enumerate(texts)
+    )
+    return WITHIN if nearest <= TEXT_MARGIN * spread else BEYOND
+
+
 def judge(fork_value: Any, observed: list[Any]) -> str:
     """The verdict on ``fork_value`` given the values the parent produced (``_ABSENT`` for a
     leaf it did not have); ``observed`` holds the parent's value first, then each sample's."""
@@ -144,11 +228,11 @@ def judge(fork_value: Any, observed: list[Any]) -> str:
         return WITHIN
     if len(seen) == 1:
         return BEYOND  # the parent never varied here: any other value is the change
-    if all(_number(v) for v in observed):
-        if not _number(fork_value):
-            return BEYOND
-        return WITHIN if min(observed) <= fork_value <= max(observed) else BEYOND
-    return WITHIN
+    if _number(fork_value):
+        return _judge_number(fork_value, observed)
+    if is_text(fork_value):
+        return _judge_text(fork_value, observed)
+    return BEYOND  # a category the parent never produced
 
 
 def verdicts(

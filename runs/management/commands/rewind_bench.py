@@ -10,6 +10,7 @@ from runs.engine.analysis.bench import (
     best_time,
     bytes_figure,
     diff_figures,
+    noise_figures,
     peak_memory,
     replay_figures,
 )
@@ -27,7 +28,8 @@ from runs.models import Run
 class Command(RewindCommand):
     help = (
         "Benchmark the engine: on the research pipeline a run whose every call misses the "
-        "cache, an unchanged replay, a fork at analyse and a diff; on the loop app (a plain "
+        "cache, an unchanged replay, a fork at analyse and a diff; the noise rule's false-alarm "
+        "and miss rates on simulated cases; on the loop app (a plain "
         "Burr counter) a cached replay per step against bare Burr running the same app. "
         "Targets are ratios within one run (machines are noisy and shared), never absolute "
         "times. Makes runs in the configured database."
@@ -84,6 +86,7 @@ class Command(RewindCommand):
             run_page_figure(repeat),
             batch_figure(repeat),
             *capture_figures(repeat),
+            *noise_figures(),
         ]
         figures = {
             "cold_run_s": round(cold_s, 4),
