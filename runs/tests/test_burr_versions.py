@@ -178,6 +178,7 @@ def test_the_check_refuses_the_old_burr_package_beside_apache_burr(monkeypatch, 
         )
 
 
+@pytest.mark.django_db  # check runs the model checks too; a JSONField's asks the database
 def test_manage_py_check_reports_it(monkeypatch):
     monkeypatch.setattr(
         checks.importlib.metadata, "version", installed({"apache-burr": "0.43.0", "burr": "0.40.2"})

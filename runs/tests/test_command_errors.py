@@ -205,7 +205,15 @@ def failure_cases(site: Site) -> dict[str, Case]:
             ("rewind_run", "--input", "question=What is cheapest?"), "cannot reach", dead_provider()
         ),
         "dead provider, live fork": Case(
-            ("rewind_fork", run, "--node", "critique", "--live"), "cannot reach", dead_provider()
+            # The run was the simulator's: the dead endpoint answers only when asked by name.
+            ("rewind_fork", run, "--node", "critique", "--live", "--provider", "endpoint"),
+            "cannot reach",
+            dead_provider(),
+        ),
+        "live fork where another provider would answer": Case(
+            ("rewind_fork", run, "--node", "critique", "--live"),
+            "was answered by the offline simulator",
+            dead_provider(),
         ),
         "verify mismatch via --set output": Case(
             ("rewind_fork", run, "--node", "analyse", "--set", f"output={verify_mismatch(site)}"),

@@ -197,6 +197,7 @@ NOT_PAGES = {
     "run-export",
     "run-replay",
     "run-resume",
+    "run-cancel",
 }
 PAGES = sorted(
     p.name

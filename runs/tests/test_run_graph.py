@@ -600,7 +600,8 @@ def test_the_step_page_costs_the_same_queries_at_any_length(
     run = run_with_steps(run_row, node_row, steps)
 
     # 1. the session  2. the user  3. the run  4. the step (every column)  5. the run's steps
-    with django_assert_num_queries(5):
+    # 6. the state rows after the step and after the one before (runs.stateview)
+    with django_assert_num_queries(6):
         text = page(signed_in, f"/runs/{run.pk}/nodes/{steps // 2}/", headers=HTMX if htmx else {})
 
     assert f"step {steps // 2} · llm" in text
