@@ -167,6 +167,13 @@ class Pipeline:
         clash = set(names) & set(self.inputs)
         if clash:
             raise PipelineError(f"pipeline {self.name!r}: inputs shadow nodes {sorted(clash)}")
+        for outcome in self.outcomes:  # an Outcome's parsed path: its step, or None (state)
+            step = getattr(getattr(outcome, "parsed", None), "step", None)
+            if step is not None and step not in names:
+                raise PipelineError(
+                    f"pipeline {self.name!r}: outcome {outcome.name!r} reads step {step!r}, "
+                    f"which it does not have"
+                )
         undeclared = set(self.input_domains) - set(self.inputs)
         if undeclared:
             raise PipelineError(

@@ -77,7 +77,7 @@ class OutcomeValue:
 # --- which outcomes a pipeline has -------------------------------------------------------
 
 
-def _spec(pipeline: str) -> Any | None:
+def pipeline_spec(pipeline: str) -> Any | None:
     try:
         return get_pipeline(pipeline)
     except PipelineError:
@@ -94,7 +94,7 @@ def outcomes_by_pipeline(pipelines: Iterable[str]) -> dict[str, tuple[Outcome, .
     """Every outcome of each pipeline: declared (code, then ``REWIND_OUTCOMES``) and added on
     the dashboard, a declared name shadowing a row of the same name. One query."""
     names = sorted(set(pipelines))
-    found = {name: {o.name: o for o in declared(name, _spec(name))} for name in names}
+    found = {name: {o.name: o for o in declared(name, pipeline_spec(name))} for name in names}
     for row in OutcomeRow.objects.filter(pipeline__in=names).order_by("created_at", "id"):
         try:
             outcome = row_outcome(row)
