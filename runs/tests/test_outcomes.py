@@ -412,11 +412,11 @@ def test_outcomes_of_many_runs_take_the_same_queries_as_of_one(apps, django_asse
         ]
     }
     runs = [completed(create_run("jitter", {})) for _ in range(3)]
-    # the dashboard's outcomes; the named steps and each run's last step (no values); the
-    # outputs of the visits read; the final states
-    with django_assert_num_queries(4):
+    # 1. the dashboard's outcomes  2. the named steps and each run's last step, with the
+    # outputs of the visits read  3. the final states
+    with django_assert_num_queries(3):
         one = evaluate_runs(runs[:1])
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(3):
         many = evaluate_runs(runs)
     assert [v.value for v in one[runs[0].pk]] == ["TOTAL=6", 6]
     assert all([v.value for v in many[r.pk]] == ["TOTAL=6", 6] for r in runs)

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import Case, F, OuterRef, Q, Subquery, Value, When
 
 from runs.engine.analysis.leaves import MISSING, leaf_at
 from runs.engine.analysis.outcomes.checks import Check
@@ -207,8 +207,8 @@ def evaluate_runs(
 ) -> dict[int, list[OutcomeValue]]:
     """The outcomes of many runs (a page of the runs list) in a bounded number of queries,
     whatever their number or length: the dashboard's outcomes (one), the steps the outcomes
-    name and each run's last step, without values (one), the outputs of the visits read
-    (one), the final states (one)."""
+    name and each run's last step, with the outputs of the visits read (one), the final
+    states (one, when an outcome reads the state)."""
     if outcomes is None:
         outcomes = outcomes_by_pipeline(run.pipeline for run in runs)
     wanted = [run for run in runs if outcomes.get(run.pipeline)]
@@ -217,33 +217,32 @@ def evaluate_runs(
         return result
     names = {o.parsed.step for run in wanted for o in outcomes[run.pipeline]} - {None}
     needs_state = any(o.parsed.step is None for run in wanted for o in outcomes[run.pipeline])
-    last = Node.objects.filter(run_id=OuterRef("run_id")).order_by("-sequence_id")
+    # One query for the steps: every visit of a named step and each run's last step, without
+    # values, but for the output of each named step's last visit (and of every visit of a
+    # step an outcome reads by ``#k``): a loop's hundred earlier visits cost no bytes.
+    k_names = {o.parsed.step for r in wanted for o in outcomes[r.pipeline] if o.parsed.visit}
+    last_of_run = Node.objects.filter(run_id=OuterRef("run_id")).order_by("-sequence_id")
+    last_visit = last_of_run.filter(name=OuterRef("name"))
     which = Q(name__in=names)
     if needs_state:
-        which |= Q(sequence_id=Subquery(last.values("sequence_id")[:1]))
+        which |= Q(sequence_id=Subquery(last_of_run.values("sequence_id")[:1]))
+    read_value = Q(name__in=k_names) | Q(
+        name__in=names, sequence_id=Subquery(last_visit.values("sequence_id")[:1])
+    )
     rows = (
         Node.objects.filter(which, run_id__in=[run.pk for run in wanted])
+        .annotate(body=Case(When(read_value, then=F("output_blob__body")), default=Value(None)))
         .order_by("run_id", "sequence_id")
         .values_list(
-            "pk", "name", "sequence_id", "status", "src_run_id", "src_sequence_id", "run_id"
+            "pk", "name", "sequence_id", "status", "src_run_id", "src_sequence_id", "run_id", "body"
         )
     )
     steps: dict[int, list[StepRef]] = {run.pk: [] for run in wanted}
-    for *fields, run_id in rows:
+    outputs: dict[int, Any] = {}
+    for *fields, run_id, body in rows:
         steps[run_id].append(StepRef(*fields))
-    # A run's last step is in its list (it was selected when state is read); the visits each
-    # outcome reads are known before any value is loaded.
-    read_pks = set()
-    for run in wanted:
-        for outcome in outcomes[run.pipeline]:
-            if outcome.parsed.step is not None:
-                step = _visit([s for s in steps[run.pk] if s.name in names], outcome)
-                if isinstance(step, StepRef):
-                    read_pks.add(step.pk)
-    outputs = {}
-    if read_pks:
-        bodies = Node.objects.filter(pk__in=read_pks).values_list("pk", "output_blob__body")
-        outputs = {pk: None if body is None else json.loads(body) for pk, body in bodies}
+        if body is not None:
+            outputs[fields[0]] = json.loads(body)
     states: dict[tuple[int, int], dict] = {}
     if needs_state:
         states = states_after(s[-1] for s in steps.values() if s)
