@@ -184,3 +184,17 @@ def test_the_list_takes_the_same_queries_for_many_runs_with_outcomes(
     # 1. session  2. user  3. COUNT(*) of roots  4. the page of roots  5. their descendants
     # 6. the dashboard's outcomes  7. the steps the outcomes read, with the outputs read
     assert len(few) == len(many) == 7, "\n".join(many)
+
+
+def test_the_update_at_the_end_of_a_run_carries_the_outcomes_section(signed_in, research_run):
+    response = signed_in.get(
+        f"/runs/{research_run.pk}/status/",
+        {"after": 3, "status": "running"},
+        headers=HTMX,
+    )
+    text = response.content.decode()
+    assert (
+        '<section id="run-outcomes" class="run-outcomes" aria-labelledby="outcomes" hx-swap-oob="true">'
+        in text
+    )
+    assert '<span class="badge outcome-pass">pass</span>' in outcome_row(text, "best_group")

@@ -420,3 +420,9 @@ def test_outcomes_of_many_runs_take_the_same_queries_as_of_one(apps, django_asse
         many = evaluate_runs(runs)
     assert [v.value for v in one[runs[0].pk]] == ["TOTAL=6", 6]
     assert all([v.value for v in many[r.pk]] == ["TOTAL=6", 6] for r in runs)
+
+
+def test_a_declared_pipelines_final_state_holds_each_nodes_output(research_run):
+    outcome = Outcome("best", "state.analyse.best_group")
+    (value,) = evaluate(research_run, outcomes=[outcome])
+    assert value.value == research_run.nodes.get(name="analyse").output["best_group"]
