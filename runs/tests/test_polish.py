@@ -197,6 +197,8 @@ NOT_PAGES = {
     "run-export",
     "run-replay",
     "run-resume",
+    "outcome-add",
+    "outcome-remove",
 }
 PAGES = sorted(
     p.name
