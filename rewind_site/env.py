@@ -105,3 +105,31 @@ def env_secret(name: str, *, min_length: int = 50, min_unique: int = 5) -> str:
             "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
         )
     return value
+
+
+def env_json_object(name: str) -> dict:
+    """A JSON object from the environment, written inline (``NAME={"a": …}``) or in a file
+    (``NAME=/path/to/file.json``); unset is ``{}``."""
+    import json
+    from pathlib import Path
+
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return {}
+    text, where = raw, "its value"
+    if not raw.startswith("{"):
+        path = Path(raw).expanduser()
+        try:
+            text, where = path.read_text(encoding="utf-8"), str(path)
+        except OSError as exc:
+            raise ImproperlyConfigured(
+                f"{name} must be a JSON object or the path of a JSON file; cannot read "
+                f"{raw!r}: {exc.strerror or exc}"
+            ) from None
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name}: {where} is not JSON ({exc})") from None
+    if not isinstance(value, dict):
+        raise ImproperlyConfigured(f"{name}: {where} must hold a JSON object")
+    return value

@@ -17,6 +17,7 @@ from rewind_site.env import (
     env_bool,
     env_float,
     env_int,
+    env_json_object,
     env_pairs,
     env_seconds,
     env_secret,
@@ -240,6 +241,10 @@ REWIND_PIPELINES = {
     "loop": "runs.pipelines.loop.application",
     **env_pairs("REWIND_PIPELINES"),
 }
+# Outcomes of registered pipelines without editing them (a Burr app's): a JSON object, inline or
+# in a file, {"pipeline": [{"name": …, "path": "step.leaf" | "state.key", "check": {kind: arg}}]};
+# checked by the system check rewind.E003 (runs.checks), a name here wins over the code's.
+REWIND_OUTCOMES = env_json_object("REWIND_OUTCOMES")
 REWIND_DEFAULT_PIPELINE = env_str("REWIND_DEFAULT_PIPELINE", "research")
 REWIND_ARTIFACT_DIR = Path(env_str("REWIND_ARTIFACT_DIR") or BASE_DIR / "artifacts")
 REWIND_DATA_DIR = Path(env_str("REWIND_DATA_DIR") or BASE_DIR / "data")

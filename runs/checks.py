@@ -57,3 +57,17 @@ def burr_release(app_configs: Any = None, **kwargs: Any) -> list[Error]:
             )
         )
     return errors
+
+
+@register()
+def outcome_settings(app_configs: Any = None, **kwargs: Any) -> list[Error]:
+    """``REWIND_OUTCOMES`` parses: every path and check (a bad regex, bounds that are not
+    numbers, a schema that is not one) is refused at start-up, not when a run is shown."""
+    from django.conf import settings
+
+    from runs.engine.analysis.outcomes.declared import validate_setting
+
+    return [
+        Error(problem, hint="README, 'Outcomes'", id="rewind.E003")
+        for problem in validate_setting(getattr(settings, "REWIND_OUTCOMES", {}))
+    ]

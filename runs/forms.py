@@ -12,11 +12,13 @@ from typing import Any
 from django import forms
 from django.core.validators import URLValidator
 
+from runs.engine.analysis.outcomes import Outcome, check_from_text
+from runs.engine.analysis.outcomes.declared import DASHBOARD
 from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.domains import Domain, Number
 from runs.engine.apps.registry import get_pipeline, pipeline_names
 from runs.engine.apps.specs import LLMNode, NodeSpec, Pipeline
-from runs.engine.errors import OverrideError, PipelineError, RewindError
+from runs.engine.errors import OutcomeError, OverrideError, PipelineError, RewindError
 from runs.engine.execution.new_runs import create_run
 from runs.engine.forking.overrides import (
     MAX_TEMPERATURE,
@@ -31,6 +33,7 @@ from runs.engine.providers.config import ALLOWED_SCHEMES, base_url_warnings
 from runs.hashing import canonical_json
 from runs.jsontext import JSONTextError, parse_json
 from runs.models import Node, Run
+from runs.models import Outcome as OutcomeRow
 
 STATUS_CHOICES = [("", "any status"), *Run.Status.choices]
 
@@ -520,4 +523,38 @@ class SettingsForm(forms.Form):
         data = super().clean()
         if data.get("preset") == "custom" and not data.get("base_url"):
             self.add_error("base_url", "a custom preset needs a base URL")
+        return data
+
+
+class OutcomeForm(forms.Form):
+    """An outcome added on the dashboard: parsed by the engine (``Outcome``,
+    ``check_from_text``), whose message goes next to the field it is about."""
+
+    name = forms.CharField(max_length=60, help_text="e.g. best_group")
+    path = forms.CharField(
+        max_length=500,
+        help_text="step.leaf (the step's last visit; step#2.leaf its 2nd) or state.key",
+    )
+    check = forms.ChoiceField(choices=OutcomeRow.CheckKind.choices, required=False)
+    argument = forms.CharField(
+        max_length=4000,
+        required=False,
+        help_text="equals/contains: a value; one of: A, B, C; regex: a pattern; between: "
+        "0..10 (either side blank); JSON schema: the schema",
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        try:
+            check = check_from_text(data.get("check") or "", data.get("argument") or "")
+        except OutcomeError as exc:
+            self.add_error("argument", str(exc))
+            return data
+        try:
+            data["outcome"] = Outcome(data["name"].strip(), data["path"], check, DASHBOARD)
+        except OutcomeError as exc:
+            field = "name" if str(exc).startswith("outcome name") else "path"
+            self.add_error(field, str(exc))
         return data

@@ -6,7 +6,7 @@ from django.urls import path
 from django.views.generic import RedirectView
 
 from runs import api
-from runs.views import compare, exports, grids, listing, nodes, runs, stability
+from runs.views import compare, exports, grids, listing, nodes, outcomes, runs, stability
 from runs.views import settings as settings_views
 
 urlpatterns = [
@@ -27,6 +27,12 @@ urlpatterns = [
     path("runs/<int:run_id>/resume/", runs.run_resume, name="run-resume"),
     path("runs/<int:run_id>/cancel/", runs.run_cancel, name="run-cancel"),
     path("runs/<int:run_id>/export/", exports.run_export, name="run-export"),
+    path("runs/<int:run_id>/outcomes/", outcomes.outcome_add, name="outcome-add"),
+    path(
+        "runs/<int:run_id>/outcomes/<int:outcome_id>/remove/",
+        outcomes.outcome_remove,
+        name="outcome-remove",
+    ),
     path("runs/<int:run_id>/nodes/<int:sequence_id>/", nodes.node_detail, name="node-detail"),
     path("runs/<int:run_id>/nodes/<int:sequence_id>/fork/", nodes.node_fork, name="node-fork"),
     path("runs/<int:run_id>/nodes/<int:sequence_id>/grid/", grids.grid_new, name="node-grid"),

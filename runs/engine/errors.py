@@ -53,3 +53,8 @@ def unstorable_reason(value: object) -> str | None:
     except UnicodeEncodeError:
         return "contains text that is not valid Unicode"
     return None
+
+
+class OutcomeError(RewindError):
+    """An outcome declared wrongly: a bad name or path, a check that cannot work (a regex that
+    does not compile, bounds that are not numbers, a schema that is not one)."""

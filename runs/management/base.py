@@ -287,6 +287,14 @@ class RewindCommand(BaseCommand):
         return report
 
 
+def format_outcome(outcome: dict[str, Any]) -> str:
+    """``best_group = "A"  pass`` / ``fail (is not …)`` / ``missing: …``."""
+    verdict = {True: "pass", False: "fail", None: ""}[outcome["pass"]]
+    value = "—" if outcome.get("missing") else json.dumps(outcome["value"], ensure_ascii=False)
+    why = f" ({outcome['why']})" if outcome.get("why") else ""
+    return f"{outcome['name']} = {value[:120]}  {verdict}{why}".rstrip()
+
+
 def format_run(data: dict[str, Any]) -> str:
     """The human-readable form of ``run_json``."""
     lines = [
@@ -319,6 +327,10 @@ def format_run(data: dict[str, Any]) -> str:
         lines.append(f"artifact  {data['artifact']['path']}  sha256 {data['artifact']['sha256']}")
     if data.get("trajectory_sha256"):
         lines.append(f"trajectory sha256 {data['trajectory_sha256']}")
+    for outcome in data.get("outcomes") or []:
+        lines.append(f"outcome   {format_outcome(outcome)}")
+    if data.get("children"):
+        lines.append("forks     " + ", ".join(f"run {pk}" for pk in data["children"]))
     if data.get("error"):
         lines.append(f"error     {data['error']}")
     return "\n".join(lines)

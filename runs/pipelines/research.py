@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from runs.engine.analysis.outcomes import Outcome, one_of
 from runs.engine.apps.domains import Choice, DataFile, Number
 from runs.engine.apps.specs import LLMNode, Pipeline, ToolNode, chain, parse_json_object
 from runs.engine.errors import NodeFailure
@@ -41,7 +42,10 @@ def _check_analysis(output: Any) -> None:
     """What the steps after ``analyse`` read of its output."""
     for key, kind in (("groups", dict), ("params", dict), ("best_group", (str, type(None)))):
         if not isinstance(output.get(key), kind):
-            raise ValueError(f"an analysis needs {key!r} ({'an object' if kind is dict else 'text'})")
+            raise ValueError(
+                f"an analysis needs {key!r} ({'an object' if kind is dict else 'text'})"
+            )
+
 
 _SYSTEM = (
     "You are the {role} step of a research pipeline over an outreach-policy experiment. "
@@ -230,4 +234,7 @@ pipeline = Pipeline(
         "region": "all",
     },
     input_domains={"region": REGION},
+    # The conclusion: the policy with the lowest cost per conversion — one of the dataset's
+    # three (data/outreach.json); None, when no group qualifies, fails the check.
+    outcomes=(Outcome("best_group", "analyse.best_group", one_of("A", "B", "C")),),
 )

@@ -45,6 +45,8 @@ ROUTES = [
     Route("run-replay", "/runs/{run}/replay/", "POST", "login"),
     Route("run-resume", "/runs/{run}/resume/", "POST", "login"),
     Route("run-cancel", "/runs/{run}/cancel/", "POST", "login"),
+    Route("outcome-add", "/runs/{run}/outcomes/", "POST", "login"),
+    Route("outcome-remove", "/runs/{run}/outcomes/1/remove/", "POST", "login"),
     Route("node-detail", "/runs/{run}/nodes/0/", "GET", "login"),
     Route("node-fork", "/runs/{run}/nodes/0/fork/", "GET", "login"),
     Route("node-fork", "/runs/{run}/nodes/0/fork/", "POST", "login"),

@@ -198,6 +198,8 @@ NOT_PAGES = {
     "run-replay",
     "run-resume",
     "run-cancel",
+    "outcome-add",
+    "outcome-remove",
 }
 PAGES = sorted(
     p.name

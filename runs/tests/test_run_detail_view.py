@@ -244,7 +244,8 @@ def test_query_count_does_not_grow_with_the_number_of_steps(signed_in, run_row, 
     assert len(few) == len(many)
     # 1. the session  2. the user  3. the run (its parent joined)  4. its steps
     # (no cache-usage query: no step of these runs was served from the cache)
-    assert len(many) == 4, "\n".join(many)
+    # 5. the dashboard's outcomes  6. the steps the outcomes read, with their outputs
+    assert len(many) == 6, "\n".join(many)
 
 
 def test_query_count_of_a_fork_served_from_the_cache(signed_in, research_run, run_fork):
@@ -254,7 +255,8 @@ def test_query_count_of_a_fork_served_from_the_cache(signed_in, research_run, ru
 
     # 1. session  2. user  3. the run  4. its steps
     # 5. the cache entries' usage of every cached or inherited llm step, at once
-    assert len(queries) == 5, "\n".join(queries)
+    # 6. the dashboard's outcomes  7. the steps the outcomes read, with their outputs
+    assert len(queries) == 7, "\n".join(queries)
 
 
 @pytest.mark.parametrize("status", [Run.Status.RUNNING, Run.Status.COMPLETED])

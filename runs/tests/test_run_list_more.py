@@ -318,7 +318,8 @@ def test_query_count_of_a_search_does_not_grow(signed_in, run_row):
         fork(root, run_row)
     # 1. the session  2. the user  3. COUNT(*) of matches  4. the page of matches, each with
     # its parent (a JOIN) and its tokens and cost (subqueries): nothing per row
-    assert few == count() == 4
+    # 5. the dashboard's outcomes  6. the steps the outcomes read, with the outputs read
+    assert few == count() == 6
 
 
 # --- two runs to compare ----------------------------------------------------------------------

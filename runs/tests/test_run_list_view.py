@@ -324,8 +324,10 @@ def test_query_count_does_not_grow_with_the_number_of_runs(signed_in, lineages):
     # 3. SELECT COUNT(*) of root runs (the paginator)
     # 4. the page of root runs
     # 5. every descendant of the roots on the page, at once (the lineage tree)
+    # 6. the dashboard's outcomes of the pipelines on the page
+    # 7. the steps those outcomes read, of every run on the page, with the outputs read
     # Nothing per row: a parent is shown by its id, never fetched.
-    assert len(many) == 5, "\n".join(many)
+    assert len(many) == 7, "\n".join(many)
 
 
 def test_query_count_of_a_filtered_list(signed_in, lineages):
@@ -334,8 +336,8 @@ def test_query_count_of_a_filtered_list(signed_in, lineages):
     queries = count_queries(signed_in, {"status": "completed"})
 
     # 1. the session  2. the user  3. COUNT(*) of matches  4. the page of matches
-    # (flat: no descendant query)
-    assert len(queries) == 4, "\n".join(queries)
+    # (flat: no descendant query)  5. the dashboard's outcomes  6. the steps they read
+    assert len(queries) == 6, "\n".join(queries)
 
 
 # --- escaping --------------------------------------------------------------------------------

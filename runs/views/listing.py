@@ -38,11 +38,13 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted
 from runs.diffview import LIST_VALUE_CHARS, Change, describe_change
+from runs.engine.analysis.outcomes.values import OutcomeValue
 from runs.engine.analysis.projection import NewRun, projected_cost
 from runs.engine.apps.registry import pipeline_names
 from runs.engine.errors import RewindError
 from runs.forms import NewRunForm, PipelinePickForm, RunFilterForm
 from runs.models import Node, Run
+from runs.outcomeview import list_outcomes
 from runs.tasks import enqueue_run
 from runs.views.common import _go, _partial
 
@@ -63,6 +65,7 @@ class RunRow:
     tokens: int
     cost: Decimal | None  # None: a step it executed has an unknown cost
     seconds: float | None  # None: not started
+    outcomes: tuple[OutcomeValue, ...] = ()  # none until the run has finished
 
     @property
     def tokens_text(self) -> str:
@@ -158,13 +161,13 @@ def _with_totals(runs: QuerySet[Run]) -> QuerySet[Run]:
     )
 
 
-def _row(run: Run, depth: int, now: datetime) -> RunRow:
+def _row(run: Run, depth: int, now: datetime, outcomes: list[OutcomeValue]) -> RunRow:
     seconds = None
     if run.started_at is not None:
         seconds = ((run.finished_at or now) - run.started_at).total_seconds()
     cost = None if run.cost_unknown else Decimal(run.step_cost or 0)
     change = describe_change(run, _source_step(run))
-    return RunRow(run, depth, change, run.step_tokens, cost, seconds)
+    return RunRow(run, depth, change, run.step_tokens, cost, seconds, tuple(outcomes))
 
 
 def _lineage(roots: list[Run]) -> list[tuple[Run, int]]:
@@ -228,9 +231,10 @@ def _run_list_context(filters: RunFilterForm, new_run_form: NewRunForm) -> dict:
     page = Paginator(_with_totals(runs), RUNS_PER_PAGE).get_page(data["page"])
     pairs = [(r, 0) for r in page.object_list] if flat else _lineage(list(page.object_list))
     now = timezone.now()
+    outcomes = list_outcomes([run for run, _ in pairs])  # a bounded number of queries
     return {
         "page": page,
-        "rows": [_row(run, depth, now) for run, depth in pairs],
+        "rows": [_row(run, depth, now, outcomes.get(run.pk, [])) for run, depth in pairs],
         "filters": filters,
         "query": query,
         "flat": flat,

@@ -45,6 +45,7 @@ from runs.engine.forking.replays import replay_request
 from runs.graph import RUNNING, run_graph
 from runs.live import Cursor
 from runs.models import Node, Run
+from runs.outcomeview import outcome_panel
 from runs.presenters import (
     CACHE_SOURCE_HELP,
     STEP_COLUMNS,
@@ -157,6 +158,9 @@ def run_context(run: Run, nodes: list[Step], selected: Step | None = None) -> di
         "unregistered": unregistered(run),
         "summary": summarise(run, nodes, context["progress"]),
         "artifact_html": render_markdown(text) if text is not None else None,
+        # Called by the template, only where it shows the Outcomes section: a live update
+        # while the run goes on computes nothing for it.
+        "outcomes": partial(outcome_panel, run),
     }
 
 

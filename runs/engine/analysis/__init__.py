@@ -8,6 +8,8 @@
 - ``report``   the run object of the CLI/HTTP JSON contract
 - ``bench``    ``rewind_bench``'s figures, each a ratio to an anchor measured beside it
 - ``projection`` ``projected_cost``: what a request is expected to spend live (budgets)
+- ``outcomes/`` a run's named results (``analyse.best_group``, ``state.answer``) and their
+  checks, computed when a run is shown
 
 May import every room below it (``forking``, ``execution``, ``apps``, ``calls``) and
 ``runs.models``; nothing in the engine imports it but ``forking``'s verdicts.

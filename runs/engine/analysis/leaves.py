@@ -53,3 +53,74 @@ def _flatten_into(value: Any, prefix: str, out: dict[str, Any]) -> None:
             _flatten_into(item, f"{prefix}[{index}]", out)
     else:
         out[prefix] = value
+
+
+class PathError(ValueError):
+    """A leaf path that does not parse; the message says where."""
+
+
+# One step of a path after its first key: ``.key``, ``[3]`` or ``["odd key"]``.
+_STEP = re.compile(r'\.([A-Za-z0-9_\-]+)|\[(\d{1,9})\]|\[("(?:[^"\\]|\\.)*")\]')
+_FIRST = re.compile(r"[A-Za-z0-9_\-]+")
+
+
+def parse_path(text: str) -> tuple[str | int, ...]:
+    """The keys (``str``) and list indexes (``int``) of a path :func:`flatten` writes, in
+    order: ``groups.A.cost`` → ``("groups", "A", "cost")``, ``a.b[2]["x y"]`` →
+    ``("a", "b", 2, "x y")``; ``""`` is the root (``()``). The inverse of :func:`flatten`'s
+    paths, so a leaf a diff names can be asked for by the same path."""
+    parts: list[str | int] = []
+    at = 0
+    if text and text[0] != "[":
+        first = _FIRST.match(text)
+        if first is None:
+            raise PathError(f"{text!r}: a path starts with a key (letters, digits, _ or -)")
+        parts.append(first.group(0))
+        at = first.end()
+    while at < len(text):
+        step = _STEP.match(text, at)
+        if step is None:
+            raise PathError(
+                f"{text!r}: cannot read {text[at : at + 20]!r} at character {at + 1} "
+                '(expected .key, [index] or ["key"])'
+            )
+        bare, index, quoted = step.groups()
+        if bare is not None:
+            parts.append(bare)
+        elif index is not None:
+            parts.append(int(index))
+        else:
+            try:
+                parts.append(str(json.loads(quoted)))
+            except ValueError:
+                raise PathError(f"{text!r}: {quoted} is not a JSON string") from None
+        at = step.end()
+    return tuple(parts)
+
+
+MISSING = object()  # what :func:`leaf_at` gives for a path that leads nowhere
+
+
+def leaf_at(value: Any, parts: tuple[str | int, ...]) -> tuple[Any, str]:
+    """``(leaf, "")`` — the value at ``parts`` inside ``value`` — or ``(MISSING, why)``: a key
+    that is not there, an index past the end, a key asked of something that is no object.
+    A key reads an object (dict) only and an index a list only, as :func:`flatten` writes
+    them."""
+    path = ""
+    for part in parts:
+        if isinstance(part, int):
+            here = f"{path}[{part}]"
+            if not isinstance(value, list | tuple):
+                return MISSING, f"{path or 'the value'} is not a list"
+            if part >= len(value):
+                return MISSING, f"{path or 'the list'} has {len(value)} item(s), no [{part}]"
+            value = value[part]
+        else:
+            here = key_path(path, part)
+            if not isinstance(value, dict):
+                return MISSING, f"{path or 'the value'} is not an object"
+            if part not in value:
+                return MISSING, f"no {here}"
+            value = value[part]
+        path = here
+    return value, ""

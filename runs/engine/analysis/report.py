@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from runs.engine.analysis.outcomes.values import evaluate
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.calls.pricing import total_cost
 from runs.engine.errors import PipelineError
@@ -41,7 +42,8 @@ def node_json(node: Node, fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_json(run: Run, nodes: list[Node] | None = None) -> dict[str, Any]:
-    """One object per run. ``nodes`` may be passed when the caller already fetched them."""
+    """One object per run (``rewind_run``/``rewind_fork``/``rewind_show --json``, ``GET
+    /api/runs/<run>``). ``nodes`` may be passed when the caller already fetched them."""
     if nodes is None:
         nodes = list(run.nodes.order_by("sequence_id"))
     try:
@@ -66,6 +68,13 @@ def run_json(run: Run, nodes: list[Node] | None = None) -> dict[str, Any]:
         "fork": fork_json(run),
         "nodes": node_objects,
         "artifact": {"path": run.artifact_path or None, "sha256": run.artifact_sha256 or None},
+        # What the run concluded: {name, value, pass} each (pass null: no check), plus path,
+        # check, missing and why (runs.engine.analysis.outcomes).
+        "outcomes": [value.as_json() for value in evaluate(run, nodes)],
+        # The run it was imported from (rewind_import, not built yet: always null) and its
+        # direct forks, oldest first.
+        "imported_from": None,
+        "children": list(run.forks.order_by("created_at", "id").values_list("pk", flat=True)),
         "totals": {
             "total_tokens": sum(n.total_tokens for n in executed),
             "cost_usd": None if cost is None else float(cost),  # null = unknown, never 0

@@ -138,8 +138,17 @@ class Pipeline:
     input_domains: Mapping[str, Domain] = field(default_factory=dict)
     # Seconds one of its steps may take (None: REWIND_STEP_TIMEOUT); REWIND_STEP_TIMEOUTS wins.
     step_timeout: float | None = None
+    # What a run of it concluded: ``runs.engine.analysis.outcomes.Outcome``s (named leaves of a
+    # step's output or of the final state, with optional checks), shown on every run.
+    outcomes: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
+        outcome_names = [getattr(o, "name", None) for o in self.outcomes]
+        if None in outcome_names:
+            raise PipelineError(f"pipeline {self.name!r}: outcomes must be Outcome(...)s")
+        if len(set(outcome_names)) != len(outcome_names):
+            raise PipelineError(f"pipeline {self.name!r} declares an outcome twice")
+        object.__setattr__(self, "outcomes", tuple(self.outcomes))
         if self.step_timeout is not None and not 0 < self.step_timeout <= 86400:
             raise PipelineError(
                 f"pipeline {self.name!r}: step_timeout must be between 0 and 86400 seconds"
@@ -158,6 +167,13 @@ class Pipeline:
         clash = set(names) & set(self.inputs)
         if clash:
             raise PipelineError(f"pipeline {self.name!r}: inputs shadow nodes {sorted(clash)}")
+        for outcome in self.outcomes:  # an Outcome's parsed path: its step, or None (state)
+            step = getattr(getattr(outcome, "parsed", None), "step", None)
+            if step is not None and step not in names:
+                raise PipelineError(
+                    f"pipeline {self.name!r}: outcome {outcome.name!r} reads step {step!r}, "
+                    f"which it does not have"
+                )
         undeclared = set(self.input_domains) - set(self.inputs)
         if undeclared:
             raise PipelineError(
