@@ -171,9 +171,12 @@ def test_long_prompt_forks_add_no_query(signed_in, research_run):
         create_fork(research_run, "critique", "prompt", prompt.replace("weaknesses", word))
 
     # 1. the session  2. the user  3. COUNT(*) of roots  4. the page of roots  5. every
-    # descendant, each with its source value as a subquery: nothing per row
-    assert few == count_queries(signed_in) == 5
-    # a search: the session, the user, COUNT(*) of matches, the page of matches
+    # descendant, each with its source value as a subquery: nothing per row  6. the dashboard's
+    # outcomes of the page's pipelines  7. the steps the outcomes read (runs.engine.analysis
+    # .outcomes.evaluate_runs)
+    assert few == count_queries(signed_in) == 7
+    # a search: the session, the user, COUNT(*) of matches, the page of matches (the matches
+    # are queued forks: no outcomes to read yet)
     assert count_queries(signed_in, {"q": "prompt"}) == 4
 
 
@@ -235,7 +238,8 @@ def test_the_run_page_header_of_a_short_override_reads_no_source_step(signed_in,
 
     assert "with <code>args.cost_scale</code> = <code>3.0</code>" in text
     # 1. session  2. user  3. the run (its parent joined)  4. its steps  5. the cache usage of
-    # its inherited llm step: no query for the source step
+    # its inherited llm step  6. the dashboard's outcomes of its pipeline: no query for the
+    # source step
     sql = [q["sql"] for q in queries.captured_queries]
-    assert len(sql) == 5, "\n".join(sql)
+    assert len(sql) == 6, "\n".join(sql)
     assert sum('FROM "runs_node"' in q for q in sql) == 1
