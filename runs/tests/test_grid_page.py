@@ -538,3 +538,18 @@ def test_a_refused_crossed_grid_writes_nothing(signed_in, research_run, extra, m
     assert response.status_code == 400
     assert message in response.content.decode()
     assert counts() == before
+
+
+def test_the_admin_shows_a_crossed_grid_s_second_field_and_each_cell_s_value(
+    admin_client, research_run
+):
+    from runs.engine.forking.grids import make_grid, resolve_grid
+
+    grid, _ = make_grid(
+        resolve_grid(research_run, "analyse", "args.region", ["east"], "args.min_contacts", ["3"])
+    )
+
+    text = admin_client.get(f"/admin/runs/grid/{grid.pk}/change/").content.decode()
+
+    assert "args.min_contacts = 3" in text  # the cell's row
+    assert text.count("args.min_contacts") >= 2  # the grid's second field too
