@@ -558,14 +558,15 @@ class GridRowInline(admin.TabularInline):
     """A grid's forks, read-only, each linking to its run."""
 
     model = GridRow
-    fields = ("position", "value", "run_link", "status")
+    fields = ("position", "value", "cross_value", "run_link", "status")
     readonly_fields = fields
     extra = 0
     can_delete = False
     show_change_link = False
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
-        return super().get_queryset(request).select_related("grid", "run").order_by("position")
+        # Each value's fork, then its crossed cells (the model's ordering: nulls first).
+        return super().get_queryset(request).select_related("grid", "run")
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -577,6 +578,14 @@ class GridRowInline(admin.TabularInline):
     def value(self, obj: GridRow) -> str:
         values = obj.grid.values
         return values[obj.position] if obj.position < len(values) else ""
+
+    @admin.display(description="crossed with")
+    def cross_value(self, obj: GridRow) -> str:
+        """A crossed cell's second value (``cross_field``); blank for a value's own fork."""
+        values = obj.grid.cross_values or []
+        if obj.cross_position is None or obj.cross_position >= len(values):
+            return ""
+        return f"{obj.grid.cross_field} = {values[obj.cross_position]}"
 
     @admin.display(description="fork")
     def run_link(self, obj: GridRow) -> SafeString | None:
@@ -608,6 +617,8 @@ class GridAdmin(ReadOnlyAdmin):
                     "sequence_id",
                     "field",
                     "pretty_values",
+                    "cross_field",
+                    "pretty_cross_values",
                     "created_at",
                     "created_by",
                     "app_link",
@@ -631,3 +642,4 @@ class GridAdmin(ReadOnlyAdmin):
         return format_html('<a href="{}">{}</a>', url, url)
 
     pretty_values = pretty("values")
+    pretty_cross_values = pretty("cross_values")

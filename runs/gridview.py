@@ -115,6 +115,11 @@ class Cell:
     letter: str = ""  # "=" (the parent's output) or A, B, C… (see ``letter_outputs``)
 
     @property
+    def mark(self) -> str:
+        """The letter as the command line prints it."""
+        return self.letter or {"failed": "x", "pending": "…"}.get(self.state, "-")
+
+    @property
     def short(self) -> str:
         return self.node.output_sha256[:6] if self.node and self.node.output_sha256 else ""
 
@@ -129,6 +134,15 @@ class MatrixRow:
     tokens: int = 0
     is_parent: bool = False
     outcomes: list[dict[str, Any]] = field(default_factory=list)  # ``row_outcomes``
+    # A crossed grid's second value: as typed; for the parent and the fork of a value alone,
+    # the value the parent had (``cross_as_parent``).
+    cross_label: str = ""
+    cross_as_parent: bool = False
+
+    @property
+    def marks(self) -> str:
+        """The row's letters, one per column ("x" failed, "-" not reached, "…" running)."""
+        return " ".join(c.mark for c in self.cells)
 
 
 def _columns(runs_nodes: list[list[Node]]) -> list[tuple[str, int]]:
@@ -176,8 +190,8 @@ def _default_leaves(paths: list[str], flats: list[dict[str, Any]]) -> list[str]:
     return [p for p in paths if p in picked]
 
 
-def _parent_value(grid: Grid, nodes: list[Node]) -> str:
-    """The value the grid's field had in the parent, as the fork editor shows it."""
+def _parent_value(grid: Grid, nodes: list[Node], name: str) -> str:
+    """The value the field ``name`` had in the parent, as the fork editor shows it."""
     node = next((n for n in nodes if n.sequence_id == grid.sequence_id), None)
     if node is None:
         return ""
@@ -185,18 +199,45 @@ def _parent_value(grid: Grid, nodes: list[Node]) -> str:
         spec = get_pipeline(grid.source.pipeline).node(node.name)
     except PipelineError:
         return ""
-    value = current_fields(spec, node).get(grid.field)
+    value = current_fields(spec, node).get(name)
     return "" if value is None else field_text(value)
+
+
+def ordered_rows(rows: list[GridRow]) -> list[GridRow]:
+    """A grid's rows in reading order: each value's fork, then its crossed cells."""
+    return sorted(
+        rows, key=lambda r: (r.position, -1 if r.cross_position is None else r.cross_position)
+    )
+
+
+def load_grid(grid: Grid) -> tuple[list[GridRow], dict[int, list[Node]]]:
+    """A grid's rows with their runs (one query) and every step of its parent and its forks
+    (one query), what ``build_matrix`` takes."""
+    rows = ordered_rows(list(grid.rows.select_related("run")))
+    nodes_by_run: dict[int, list[Node]] = {}
+    run_ids = [grid.source_id, *(r.run_id for r in rows)]
+    for node in Node.objects.filter(run_id__in=run_ids).order_by("run_id", "sequence_id"):
+        nodes_by_run.setdefault(node.run_id, []).append(node)
+    return rows, nodes_by_run
 
 
 def build_matrix(
     grid: Grid, rows: list[GridRow], nodes_by_run: dict[int, list[Node]], leaves: list[str] | None
 ) -> dict[str, Any]:
-    """The rows (parent first), the aligned step columns and the final-output leaves."""
+    """The rows (parent first), the aligned step columns and the final-output leaves. A
+    crossed grid's rows: each value's fork (the second field as the parent had it), then
+    that value with each cross value."""
     parent = grid.source
-    entries = [(_parent_value(grid, nodes_by_run.get(parent.pk, [])), parent, True)] + [
-        (grid.values[r.position] if r.position < len(grid.values) else "?", r.run, False)
-        for r in rows
+    parent_nodes = nodes_by_run.get(parent.pk, [])
+    crossed_as = _parent_value(grid, parent_nodes, grid.cross_field) if grid.crossed else ""
+    entries = [(_parent_value(grid, parent_nodes, grid.field), parent, True)] + [
+        (_pick(grid.values, r.position), r.run, False) for r in ordered_rows(rows)
+    ]
+    crosses = [(crossed_as, True)] + [
+        (crossed_as, True)
+        if r.cross_position is None
+        else (_pick(grid.cross_values, r.cross_position), False)
+        for r in ordered_rows(rows)
     ]
     all_nodes = [nodes_by_run.get(run.pk, []) for _, run, _ in entries]
     columns = _columns(all_nodes)
@@ -242,6 +283,8 @@ def build_matrix(
                 )
             cells.append(cell)
         row = MatrixRow(label=label, run=run, cells=cells, is_parent=is_parent)
+        if grid.crossed:
+            row.cross_label, row.cross_as_parent = crosses[i]
         row.changed = sum(1 for c in cells if c.state in {"changed", "failed"})
         row.tokens = sum(n.total_tokens for n in by_key.values() if n.cache_source != "inherited")
         row.outcomes = row_outcomes(run)
@@ -270,6 +313,10 @@ def build_matrix(
             for column in letters.values()
         ),
     }
+
+
+def _pick(values: list[str], index: int) -> str:
+    return values[index] if 0 <= index < len(values) else "?"
 
 
 def _sha(node: Node | None) -> str | None:

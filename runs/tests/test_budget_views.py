@@ -380,3 +380,29 @@ def test_a_dollar_budget_refuses_work_of_unknown_cost(signed_in, run_row, node_r
 
     assert response.status_code == 429
     assert "model with no price, so its cost is unknown" in response.json()["error"]
+
+
+def test_a_crossed_grid_projects_and_records_one_fork_per_row(signed_in, dev_user, research_run):
+    # 2 values × (1 + 1 cross value) = 4 forks, each at least a fork's projection
+    crossed = {
+        "field": "args.cost_scale",
+        "values": "3\n4",
+        "cross_field": "args.min_contacts",
+        "cross_values": "2",
+    }
+    budget(tokens=2 * fork_tokens(research_run))
+    count = Run.objects.count()
+
+    refused = signed_in.post(f"/runs/{research_run.pk}/nodes/{ANALYSE}/grid/", crossed)
+
+    assert refused.status_code == 429
+    assert "This grid of 4 forks would use about" in refused.content.decode()
+    assert Run.objects.count() == count and not Grid.objects.exists()
+
+    budget(tokens=8 * fork_tokens(research_run))
+    response = signed_in.post(f"/runs/{research_run.pk}/nodes/{ANALYSE}/grid/", crossed)
+
+    assert response.status_code == 302
+    runs = [row.run for row in Grid.objects.get().rows.all()]
+    assert len(runs) == 4 and {run.created_by for run in runs} == {dev_user}
+    assert all(run.projected_tokens for run in runs)  # each reserves its own projection

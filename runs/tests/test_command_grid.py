@@ -8,6 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from runs.models import Run
+from runs.pipelines.research import ORDER
 
 pytestmark = pytest.mark.django_db
 
@@ -118,3 +119,39 @@ def test_text_output_names_the_stored_grid(research_run):
     )  # fmt: skip
     stored = Grid.objects.get()
     assert out.getvalue().rstrip().endswith(f"stored as grid {stored.pk}: /grids/{stored.pk}/")
+
+
+def test_the_table_letters_each_step_as_the_grid_page_does(research_run):
+    out = io.StringIO()
+    call_command(
+        "rewind_grid", str(research_run.pk), "--node", "analyse", "--field", "args.region",
+        "--values", "all", "east", "west", stdout=out, stderr=io.StringIO(),
+    )  # fmt: skip
+
+    lines = out.getvalue().splitlines()
+    head = next(line for line in lines if line.startswith("value"))
+    assert head.split()[-len(ORDER) :] == list(ORDER)  # a column per step
+
+    def marks(label: str) -> list[str]:
+        line = next(line for line in lines if line.startswith(label))
+        return line.split()[-len(ORDER) :]
+
+    analyse = ORDER.index("analyse")
+    assert marks("(parent) all") == ["="] * len(ORDER)
+    assert marks("all ") == ["="] * len(ORDER)  # the value the parent had: its outputs
+    east, west = marks("east"), marks("west")
+    assert east[:analyse] == west[:analyse] == ["="] * analyse  # inherited
+    assert (east[analyse], west[analyse]) == ("A", "B")  # two outputs, two letters
+    assert "changed steps" not in out.getvalue()
+
+
+def test_the_json_letters_agree_with_the_table(research_run):
+    result = grid(
+        str(research_run.pk), "--node", "analyse", "--field", "args.region",
+        "--values", "east", "west", "east",
+    )  # fmt: skip
+
+    analyse = result["steps"].index("analyse")
+    letters = [row["letters"] for row in result["rows"]]
+    assert result["parent_letters"] == ["="] * len(ORDER)
+    assert [row[analyse] for row in letters] == ["A", "B", "A"]  # equal outputs, equal letters

@@ -435,3 +435,121 @@ def test_without_a_choice_the_form_varies_a_declared_choice(signed_in, research_
 
     assert '<input type="hidden" name="field" value="args.region">' in text
     assert '<a href="?field=args.region" aria-current="true">' in text
+
+
+# --- a crossed grid ------------------------------------------------------------------------------
+
+
+def crossed_form(**extra: str) -> dict[str, str]:
+    return {
+        "field": "args.region",
+        "values": "east\nwest",
+        "cross_field": "args.min_contacts",
+        "cross_values": "2\n3",
+        **extra,
+    }
+
+
+def test_the_form_offers_a_second_field_to_cross_with(signed_in, research_run):
+    text = signed_in.get(new_url(research_run) + "?field=args.region&cross=args.cost_scale")
+    page = text.content.decode()
+
+    assert '<select name="cross_field"' in page
+    assert '<option value="args.min_contacts">args.min_contacts</option>' in page
+    assert '<option value="args.cost_scale" selected>args.cost_scale</option>' in page
+    cross = re.search(r'<textarea name="cross_values"[^>]*>(.*?)</textarea>', page, flags=re.S)
+    assert cross.group(1).split()  # values suggested for the second field
+
+
+def test_a_crossed_grid_forks_each_value_s_fork_once_per_cross_value(
+    signed_in, research_run, immediate_tasks, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = signed_in.post(new_url(research_run), crossed_form())
+    assert response.status_code == 302, response.content.decode()[:2000]
+    grid = Grid.objects.get()
+
+    assert (grid.field, grid.cross_field, grid.cross_values) == (
+        "args.region", "args.min_contacts", ["2", "3"],
+    )  # fmt: skip
+    rows = list(grid.rows.select_related("run"))
+    assert [(r.position, r.cross_position) for r in rows] == [
+        (0, None), (0, 0), (0, 1), (1, None), (1, 0), (1, 1),
+    ]  # fmt: skip
+    east, west = rows[0].run, rows[3].run
+    assert [r.run.parent_id for r in rows] == [research_run.pk, east.pk, east.pk] + [
+        research_run.pk, west.pk, west.pk,
+    ]  # fmt: skip
+    assert all(r.run.status == Run.Status.COMPLETED for r in rows)  # every fork ran (queue)
+    west_3 = rows[5].run.nodes.get(sequence_id=ANALYSE).inputs["args"]
+    assert (west_3["region"], west_3["min_contacts"]) == ("west", 3)
+
+
+def test_the_crossed_matrix_labels_each_row_by_both_values(
+    signed_in, research_run, immediate_tasks, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        signed_in.post(new_url(research_run), crossed_form())
+    grid = Grid.objects.get()
+    parent_contacts = research_run.nodes.get(sequence_id=ANALYSE).inputs["args"]["min_contacts"]
+
+    text = signed_in.get(grid_url(grid)).content.decode()
+
+    assert "<code>args.region</code> × <code>args.min_contacts</code>" in text
+    rows = rows_of(text)
+    assert len(rows) == 1 + 2 * 3
+    labels = [re.sub(r"<[^>]+>|\s+", " ", r[: r.index("</a>")]).split() for r in rows]
+    assert [label[-3:] if "(as" not in label else label[-6:-3] for label in labels] == [
+        ["all", "×", str(parent_contacts)],
+        ["east", "×", str(parent_contacts)], ["east", "×", "2"], ["east", "×", "3"],
+        ["west", "×", str(parent_contacts)], ["west", "×", "2"], ["west", "×", "3"],
+    ]  # fmt: skip
+    assert "(as the parent)" in rows[1] and "(as the parent)" not in rows[2]
+    # one letter per distinct output of a column, across every row of both fields
+    column = [lettered(row)[ANALYSE][1] for row in rows]
+    assert column[0] == "=" and len(set(column[1:])) == len(column) - 1  # six outputs
+    side = text[text.index('<table class="leaves-side">') :]
+    assert side.count('<span class="cross-by"') == len(rows)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"cross_values": "2\n99"}, "&#x27;99&#x27;: args.min_contacts: must be"),
+        ({"cross_field": "args.region"}, "not with itself"),
+        ({"cross_values": ""}, "give the values of args.min_contacts"),
+        ({"cross_field": ""}, "choose the field these values are for"),
+        (
+            {
+                "field": "args.min_contacts",
+                "values": "\n".join(map(str, range(1, 7))),
+                "cross_field": "args.cost_scale",
+                "cross_values": "\n".join(map(str, range(1, 10))),
+            },
+            "6 × (1 + 9) = 60 forks; a grid makes at most 50",
+        ),
+    ],
+)
+def test_a_refused_crossed_grid_writes_nothing(signed_in, research_run, extra, message):
+    before = counts()
+
+    response = signed_in.post(new_url(research_run), crossed_form(**extra))
+
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert counts() == before
+
+
+def test_the_admin_shows_a_crossed_grid_s_second_field_and_each_cell_s_value(
+    admin_client, research_run
+):
+    from runs.engine.forking.grids import make_grid, resolve_grid
+
+    grid, _ = make_grid(
+        resolve_grid(research_run, "analyse", "args.region", ["east"], "args.min_contacts", ["3"])
+    )
+
+    text = admin_client.get(f"/admin/runs/grid/{grid.pk}/change/").content.decode()
+
+    assert "args.min_contacts = 3" in text  # the cell's row
+    assert text.count("args.min_contacts") >= 2  # the grid's second field too

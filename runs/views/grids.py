@@ -1,4 +1,5 @@
-"""What-if grids: one fork per value of one field, read as a matrix of outputs.
+"""What-if grids: one fork per value of one field (or per pair of values of two fields, a
+crossed grid), read as a matrix of outputs.
 
 A row per value (and the parent on top), a column per step, each cell lettered by what the
 step gave — ``=`` the parent's output, A, B, C… each other distinct output of the column, on
@@ -26,10 +27,10 @@ from runs.engine.analysis.projection import projected_cost
 from runs.engine.apps.domains import Choice, Number
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError, RewindError
-from runs.engine.forking.forks import make_fork, resolve_fork
+from runs.engine.forking.grids import GridError, make_grid, resolve_grid
 from runs.engine.forking.overrides import current_fields
 from runs.forms import field_text
-from runs.gridview import build_matrix, leaf_paths
+from runs.gridview import build_matrix, leaf_paths, load_grid
 from runs.models import Grid, Node, Run
 from runs.tasks import enqueue_run
 from runs.views.common import _get_node, _get_run, _go
@@ -41,8 +42,19 @@ FINISHED = tuple(Run.FINISHED)
 # --------------------------------------------------------------------------- forms
 
 
+def _lines(text: str) -> list[str]:
+    """One value per non-blank line, as typed; each value once."""
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    values = [line for line in lines if line.strip()]
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise forms.ValidationError(f"each value once: {', '.join(map(repr, repeated))}")
+    return values
+
+
 class GridForm(forms.Form):
-    """The field to vary (one the step consumes) and its values, one per line."""
+    """The field to vary (one the step consumes) and its values, one per line; optionally a
+    second field of the step and its values, to cross them (a fork per pair)."""
 
     field = forms.ChoiceField()
     values = forms.CharField(
@@ -51,22 +63,51 @@ class GridForm(forms.Form):
         help_text=f"one value per line, at most {Grid.MAX_VALUES}; typed like the field "
         "(the same as in the fork editor)",
     )
+    cross_field = forms.ChoiceField(required=False, label="Cross with")
+    cross_values = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4}),
+        strip=False,
+        required=False,
+        help_text="one value per line; every value above is tried with each of these "
+        f"(at most {Grid.MAX_VALUES} forks in all: values × (1 + these))",
+    )
 
     def __init__(self, fields: list[str], *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["field"].choices = [(name, name) for name in fields]
+        self.fields["cross_field"].choices = [("", "(nothing: one field)")] + [
+            (name, name) for name in fields
+        ]
 
     def clean_values(self) -> list[str]:
-        lines = [line.rstrip("\r") for line in self.cleaned_data["values"].split("\n")]
-        values = [line for line in lines if line.strip()]
+        values = _lines(self.cleaned_data["values"])
         if not values:
             raise forms.ValidationError("give at least one value")
         if len(values) > Grid.MAX_VALUES:
             raise forms.ValidationError(f"at most {Grid.MAX_VALUES} values, got {len(values)}")
-        repeated = sorted({v for v in values if values.count(v) > 1})
-        if repeated:
-            raise forms.ValidationError(f"each value once: {', '.join(map(repr, repeated))}")
         return values
+
+    def clean_cross_values(self) -> list[str]:
+        return _lines(self.cleaned_data["cross_values"])
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        name, crossed = data.get("cross_field"), data.get("cross_values")
+        if name and not crossed and "cross_values" not in self.errors:
+            self.add_error("cross_values", f"give the values of {name} to cross with")
+        elif crossed and not name:
+            self.add_error("cross_field", "choose the field these values are for")
+        elif name and name == data.get("field"):
+            self.add_error("cross_field", f"cross {name} with another field, not with itself")
+        elif name and data.get("values"):
+            count = Grid.fork_count(len(data["values"]), len(crossed))
+            if count > Grid.MAX_VALUES:
+                self.add_error(
+                    None,
+                    f"{len(data['values'])} × (1 + {len(crossed)}) = {count} forks; a grid "
+                    f"makes at most {Grid.MAX_VALUES}",
+                )
+        return data
 
 
 class GridViewForm(forms.Form):
@@ -136,9 +177,14 @@ def grid_new(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespons
     names = list(current)
     chosen = request.GET.get("field") if request.GET.get("field") in current else None
     chosen = chosen or _default_field(spec, names)
+    crossing = request.GET.get("cross") if request.GET.get("cross") in current else ""
     initial = {
         "field": chosen,
         "values": "\n".join(suggested_values(spec, chosen, current.get(chosen))),
+        "cross_field": crossing,
+        "cross_values": "\n".join(suggested_values(spec, crossing, current.get(crossing)))
+        if crossing
+        else "",
     }
     form = GridForm(names, request.POST or None, initial=initial)
     status = 200
@@ -161,30 +207,42 @@ def grid_new(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespons
         "form": form,
         "fields": names,
         "chosen": chosen,
+        "crossing": form.data.get("cross_field", crossing) if form.is_bound else crossing,
         "unfinished": not run.is_finished,
     }
     return render(request, "runs/grid_new.html", context, status=status)
 
 
 def _make_grid(request: HttpRequest, run: Run, node: Node, form: GridForm) -> Grid | None:
-    """Resolve every value first (each error is put on the form); only then write."""
-    name, values = form.cleaned_data["field"], form.cleaned_data["values"]
+    """Resolve every value of both fields first (each error is put on the form); only then
+    write. A crossed grid projects, and records, one fork per row: each value's fork and
+    each of its crossed cells."""
     if not run.is_finished:
         form.add_error(None, f"run {run.pk} is still {run.status}; try values once it has finished")
         return None
-    requests = []
-    for value in values:
-        try:
-            requests.append(resolve_fork(run, str(node.sequence_id), name, value))
-        except RewindError as exc:
-            form.add_error("values", f"{value!r}: {exc}")
-    if form.errors:
+    data = form.cleaned_data
+    try:
+        plan = resolve_grid(
+            run,
+            str(node.sequence_id),
+            data["field"],
+            data["values"],
+            data["cross_field"],
+            data["cross_values"],
+        )
+    except GridError as exc:
+        for where, value, reason in exc.problems:
+            form.add_error(where, f"{value!r}: {reason}")
         return None
+    except RewindError as exc:
+        form.add_error(None, str(exc))
+        return None
+    requests = plan.requests
     project = partial(projected_cost, *requests, what=f"this grid of {len(requests)} forks")
     with admitted(request.user, project) as admission:  # BudgetExceeded: nothing written
-        forks = [make_fork(r) for r in requests]
-        admission.record(*forks)
-        return Grid.objects.record(run, node, name, values, forks, created_by=request.user)
+        grid, runs = make_grid(plan, created_by=request.user)
+        admission.record(*runs)
+        return grid
 
 
 def _get_grid(grid_id: int) -> Grid:
@@ -199,11 +257,7 @@ def grid_detail(request: HttpRequest, grid_id: int) -> HttpResponse:
     """The matrix. While a fork is unfinished it polls itself (htmx) or refreshes (no JS);
     the poll stops with 286 once every row has finished."""
     grid = _get_grid(grid_id)
-    rows = list(grid.rows.select_related("run").order_by("position"))
-    run_ids = [grid.source_id, *(r.run_id for r in rows)]
-    nodes_by_run: dict[int, list[Node]] = {}
-    for node in Node.objects.filter(run_id__in=run_ids).order_by("run_id", "sequence_id"):
-        nodes_by_run.setdefault(node.run_id, []).append(node)
+    rows, nodes_by_run = load_grid(grid)
     view = GridViewForm(leaf_paths(nodes_by_run), request.GET)
     if not view.is_valid():
         return HttpResponseBadRequest("bad parameter: " + view.errors.as_text())

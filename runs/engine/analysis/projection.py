@@ -5,7 +5,8 @@ nothing here knows about users or limits.
 - a fork (unchanged replay, changed fork, live fork, one sample): the fork preview's dirty
   set — each step it expects to re-execute live costs what that step cost when it last ran
   (``preview._projected_tokens``); cached, inherited and overridden steps cost 0;
-- k samples, a grid: one fork each, summed;
+- k samples, a grid: one fork each, summed; a crossed grid's cell (``forking.crossing``) is
+  previewed with both of its changes;
 - a new run: what the pipeline's most recent completed run made from scratch (no parent) paid
   for its live steps; with no such run there is no estimate (``tokens is None``).
 
@@ -24,6 +25,7 @@ from decimal import Decimal
 from django.db.models import Count, Q, Sum
 
 from runs.engine.calls.pricing import price
+from runs.engine.forking.crossing import Crossed, preview_crossed
 from runs.engine.forking.forks import Fork, preview_fork
 from runs.models import Node, Run
 
@@ -68,7 +70,7 @@ class Projection:
         return sum((e.cost_usd or Decimal(0) for e in self.runs), Decimal(0))
 
 
-def projected_cost(*requests: Fork | NewRun, what: str = "") -> Projection:
+def projected_cost(*requests: Fork | Crossed | NewRun, what: str = "") -> Projection:
     """The projection of making one run per request (pass the same ``Fork`` k times for k
     samples: it is previewed once). ``what`` names the request in messages."""
     seen: dict[int, Estimate] = {}
@@ -80,14 +82,14 @@ def projected_cost(*requests: Fork | NewRun, what: str = "") -> Projection:
     return Projection(what or _what(requests), tuple(estimates))
 
 
-def _what(requests: tuple[Fork | NewRun, ...]) -> str:
+def _what(requests: tuple[Fork | Crossed | NewRun, ...]) -> str:
     if len(requests) == 1:
         return "this run" if isinstance(requests[0], NewRun) else "this fork"
     return f"these {len(requests)} runs"
 
 
-def _fork(fork: Fork) -> Estimate:
-    plan = preview_fork(fork)
+def _fork(fork: Fork | Crossed) -> Estimate:
+    plan = preview_crossed(fork) if isinstance(fork, Crossed) else preview_fork(fork)
     live = {s["sequence_id"]: s["projected_tokens"] for s in plan["steps"] if s["projected_tokens"]}
     nodes = fork.source.nodes.filter(sequence_id__in=list(live)).defer("inputs", "output", "prompt")
     costs = [_step_cost(node, live[node.sequence_id]) for node in nodes]

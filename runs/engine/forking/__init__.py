@@ -5,6 +5,8 @@
 - ``forks``       ``Fork``, ``resolve_fork`` (a request resolved once), ``make_fork``,
                   ``open_fork`` (the same fork already made is reused), ``find_node``
 - ``preview``     the fork preview (the dirty set): walks the cache the way the fork will
+- ``crossing``    ``Crossed``: two fields of one step, a fork of a fork (a crossed grid's cell)
+- ``grids``       ``resolve_grid`` / ``make_grid``: a what-if grid's forks, checked then written
 - ``replays``     ``create_replay`` (``replay_request``: the fork, unwritten), ``replay_verdict``
 - ``batch``       ``rewind_replay --workers N``: replays in N worker processes
 

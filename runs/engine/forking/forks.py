@@ -116,7 +116,7 @@ def fork_at(
         provider = None  # what answered the source answers the fork: nothing to switch
     fork = Fork(source, target, override, live, allow_network, provider)
     if check_provider:
-        _check_provider(fork)
+        refuse_other_provider(fork)
     return fork
 
 
@@ -134,8 +134,9 @@ def provider_switch(source: Run) -> str | None:
     return configured if configured != identity_of(source.provider) else None
 
 
-def _check_provider(fork: Fork) -> None:
-    """A fork whose llm calls would go out where the configured endpoint is the other identity
+def refuse_other_provider(fork: Fork, then: Override | None = None) -> None:
+    """``then``: a second change at the same step, made by a fork of ``fork`` (a crossed
+    grid's cell); the walk applies both. A fork whose llm calls would go out where the configured endpoint is the other identity
     than the run's is refused here — the worker checks again before its first call, since its
     configuration is the one that counts. A fork the cache answers whole (an unchanged replay,
     a replay of a recorded fork) calls nobody, and is not refused."""
@@ -151,7 +152,7 @@ def _check_provider(fork: Fork) -> None:
         return
     if fork.provider is None and not fork.live:
         # Walk the cache the way the fork will: refused only if an llm call would go out.
-        walked = preview.preview(fork.source, fork.target, fork.override, live=False)
+        walked = preview.preview(fork.source, fork.target, fork.override, live=False, then=then)
         if not any(s["kind"] == "llm" and s["will_be"] == "live" for s in walked["steps"]):
             return
     try:

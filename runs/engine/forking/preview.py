@@ -64,14 +64,22 @@ class _Walk(PreRunStepHook, PostRunStepHook):
 
 
 def preview(
-    source: Run, target: Node, override: Override | None, *, live: bool = False
+    source: Run,
+    target: Node,
+    override: Override | None,
+    *,
+    live: bool = False,
+    then: Override | None = None,
 ) -> dict[str, Any]:
-    """The plan of forking ``source`` at ``target`` with ``override`` (None: unchanged)."""
+    """The plan of forking ``source`` at ``target`` with ``override`` (None: unchanged);
+    ``then``: and forking that fork at the same step with a second field (a crossed grid's
+    cell, ``forking.crossing``), which inherits ``override``."""
     pipeline = get_pipeline(source.pipeline)
     steps = list(source.nodes.order_by("sequence_id"))
     overrides = effective_overrides(source, start=target.sequence_id)
-    if override is not None:
-        overrides.setdefault(target.sequence_id, {})[override.field] = override
+    for change in (override, then):
+        if change is not None:
+            overrides.setdefault(target.sequence_id, {})[change.field] = change
     if live:  # nothing to walk: every call goes out
         walk = _Walk.stopped_at(target)
     elif not isinstance(pipeline, Pipeline):

@@ -3,20 +3,23 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
-from django.db import transaction
 
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.execution.runner import execute_run
-from runs.engine.forking.forks import make_fork, resolve_fork
+from runs.engine.forking.grids import make_grid, resolve_grid
+from runs.gridview import MatrixRow, build_matrix, load_grid
 from runs.management.base import RewindCommand
-from runs.models import Grid
+from runs.models import Grid, Run
 
 
 class Command(RewindCommand):
     help = (
         "What-if grid: fork one node of a run once per value of one field, replay each, and "
-        "show which values change what (first divergence, artifact, tokens). The grid is "
-        "stored and shown on the dashboard at /grids/<id>/."
+        "show which values change what: per step a letter, '=' for the parent's output and "
+        "A, B, C… one per distinct other output (the grid page's letters). With --cross-field, "
+        "each value's fork is forked again at the same step once per value of a second field "
+        "(a fork changes one field), one row per pair. The grid is stored and shown on the "
+        "dashboard at /grids/<id>/."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -24,60 +27,101 @@ class Command(RewindCommand):
         parser.add_argument("--node", required=True, help="node to fork (name, name#k or step)")
         parser.add_argument("--field", required=True, help="the field to vary, e.g. args.region")
         parser.add_argument("--values", nargs="+", required=True, help="one fork per value")
+        parser.add_argument(
+            "--cross-field", default="", help="a second field of the same step to cross with"
+        )
+        parser.add_argument(
+            "--cross-values",
+            nargs="+",
+            default=[],
+            help="values of --cross-field: each value's fork is forked once per cross value",
+        )
         parser.add_argument("--json", action="store_true", help="print the grid as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
         source = self.get_run(options["run"])
-        if len(options["values"]) > Grid.MAX_VALUES:
-            raise CommandError(f"--values takes at most {Grid.MAX_VALUES} values")
-        # Validate every value before the first fork runs: a bad value writes nothing.
-        forks = [
-            resolve_fork(source, options["node"], options["field"], value)
-            for value in options["values"]
+        values, crossing = options["values"], options["cross_values"]
+        if bool(options["cross_field"]) != bool(crossing):
+            raise CommandError("--cross-field and --cross-values go together")
+        if Grid.fork_count(len(values), len(crossing)) > Grid.MAX_VALUES:
+            what = "--values" if not crossing else "--values × (1 + --cross-values)"
+            raise CommandError(f"{what} makes at most {Grid.MAX_VALUES} forks")
+        # Every value of both fields is checked before the first fork is written: a bad value
+        # writes nothing. Then every fork and the grid are written together.
+        plan = resolve_grid(
+            source, options["node"], options["field"], values, options["cross_field"], crossing
+        )
+        grid, made = make_grid(plan)
+        # Executed one by one, each value's fork before the forks of it.
+        finished = {run.pk: execute_run(run.pk, on_step=None) for run in made}
+        rows, nodes_by_run = load_grid(grid)
+        matrix = build_matrix(grid, rows, nodes_by_run, None)
+        steps = [
+            f"{c['name']}#{c['occurrence']}" if c["repeated"] else c["name"]
+            for c in matrix["columns"]
         ]
-        # Every fork and the grid are written together, then executed one by one.
-        with transaction.atomic():
-            made = [make_fork(request) for request in forks]
-            grid = Grid.objects.record(
-                source, forks[0].target, options["field"], options["values"], made
-            )
-        rows = []
-        for value, queued in zip(options["values"], made, strict=True):
-            fork = execute_run(queued.pk, on_step=None)
-            diff = diff_runs(source, fork)
-            first = diff["first_divergence"]
-            executed = fork.nodes.exclude(cache_source="inherited")
-            rows.append(
-                {
-                    "value": value,
-                    "run": fork.pk,
-                    "status": fork.status,
-                    "first_divergence": first,
-                    "artifact_sha256": fork.artifact_sha256 or None,
-                    "artifact_differs": diff["artifact"]["differs"],
-                    "changed_nodes": [n["name"] for n in diff["nodes"] if not n["same"]],
-                    "total_tokens": sum(n.total_tokens for n in executed),
-                    "error": fork.error or None,
-                }
-            )
         result = {
             "run": source.pk,
             "grid": grid.pk,
             "node": options["node"],
             "field": options["field"],
-            "rows": rows,
+            "cross_field": options["cross_field"] or None,
+            "steps": steps,
+            "parent_letters": [c.letter for c in matrix["rows"][0].cells],
+            "rows": [
+                self.row(source, finished[r.run.pk], r, grid.crossed) for r in matrix["rows"][1:]
+            ],
         }
         if options["json"]:
             self.print_json(result)
             return
-        self.stdout.write(f"grid over {options['field']} at {options['node']} of run {source.pk}")
+        self.table(grid, source, matrix, steps)
+
+    @staticmethod
+    def row(source: Run, fork: Run, row: MatrixRow, crossed: bool) -> dict[str, Any]:
+        diff = diff_runs(source, fork)
+        executed = fork.nodes.exclude(cache_source="inherited")
+        return {
+            "value": row.label,
+            "cross_value": None if not crossed or row.cross_as_parent else row.cross_label,
+            "run": fork.pk,
+            "parent": fork.parent_id,  # the source, or (a crossed cell) the value's fork
+            "status": fork.status,
+            "first_divergence": diff["first_divergence"],
+            "artifact_sha256": fork.artifact_sha256 or None,
+            "artifact_differs": diff["artifact"]["differs"],
+            "changed_nodes": [n["name"] for n in diff["nodes"] if not n["same"]],
+            # Per step (``steps``): "=" the parent's output, A, B, C… one per distinct other
+            # output of the step down the grid, "" failed or not reached.
+            "letters": [c.letter for c in row.cells],
+            "total_tokens": sum(n.total_tokens for n in executed),
+            "error": fork.error or None,
+        }
+
+    def table(self, grid: Grid, source: Run, matrix: dict[str, Any], steps: list[str]) -> None:
+        over = f"{grid.field} × {grid.cross_field}" if grid.crossed else grid.field
+        self.stdout.write(f"grid over {over} at {grid.node} of run {source.pk}")
         self.stdout.write(
-            f"{'value':<16} {'fork':>5}  {'status':<9} {'tokens':>6}  artifact      changed steps"
+            "per step: = the parent's output; A, B, C… one letter per distinct other output "
+            "(same letter, same output); x failed; - not reached"
         )
-        for row in rows:
-            sha = (row["artifact_sha256"] or "-")[:12]
+        labels = [self.label(row, grid.crossed) for row in matrix["rows"]]
+        width = min(max(16, *(len(label) for label in labels)), 40)
+        widths = [max(len(step), 1) for step in steps]
+        head = " ".join(f"{step:<{w}}" for step, w in zip(steps, widths, strict=True))
+        self.stdout.write(f"{'value':<{width}} {'run':>5}  {'status':<9} {'tokens':>6}  {head}")
+        for label, row in zip(labels, matrix["rows"], strict=True):
+            tokens = "" if row.is_parent else str(row.tokens)
+            marks = " ".join(f"{cell.mark:<{w}}" for cell, w in zip(row.cells, widths, strict=True))
             self.stdout.write(
-                f"{str(row['value'])[:16]:<16} {row['run']:>5}  {row['status']:<9} {row['total_tokens']:>6}  "
-                f"{sha:<12}  {', '.join(row['changed_nodes']) or '(none)'}"
+                f"{label[:width]:<{width}} {row.run.pk:>5}  {row.run.status:<9} {tokens:>6}  "
+                f"{marks}".rstrip()
             )
         self.stdout.write(f"stored as grid {grid.pk}: /grids/{grid.pk}/")
+
+    @staticmethod
+    def label(row: MatrixRow, crossed: bool) -> str:
+        text = f"(parent) {row.label}" if row.is_parent else row.label
+        if crossed:
+            text += f" × {row.cross_label}" + (" (parent's)" if row.cross_as_parent else "")
+        return text

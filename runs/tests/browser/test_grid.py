@@ -142,3 +142,43 @@ def test_try_several_values_then_sample_and_read_the_verdicts(page, rewind_serve
     # --- the grid is listed ----------------------------------------------------------------------
     page.goto("/grids/")
     expect(page.locator("table.grids tbody tr").first).to_contain_text("args.region")
+
+
+def test_a_crossed_grid_has_a_row_per_pair_of_values(page, rewind_server, screenshot_dir):
+    run = warm_run(rewind_server)
+
+    page.goto(f"/runs/{run}/nodes/{ANALYSE}/grid/?field=args.region")
+    page.get_by_label("Values of args.region, one per line").fill("east\nwest")
+    page.get_by_label("Second field", exact=True).select_option("args.min_contacts")
+    page.get_by_label("Values of the second field, one per line").fill("2\n3")
+    page.get_by_role("button", name="Fork once per value").click()
+    expect(page).to_have_url(GRID_URL)
+    expect(page.get_by_role("heading", level=1)).to_contain_text("args.region × args.min_contacts")
+    matrix = page.locator("table.matrix")
+    rows = matrix.locator("tbody tr")
+    expect(rows).to_have_count(1 + 2 * 3)  # the parent; per value, its fork and two pairs
+    expect(matrix.locator("td.cell.pending")).to_have_count(0, timeout=RUN_TIMEOUT_MS)
+    expect(page.locator(".badge.status-running")).to_have_count(0, timeout=RUN_TIMEOUT_MS)
+
+    labels = [rows.nth(i).locator("th").inner_text() for i in range(7)]
+    assert "east" in labels[2] and "× 2" in labels[2] and "as the parent" in labels[1]
+    assert "west" in labels[6] and "× 3" in labels[6]
+    column = [rows.nth(i).locator("td.cell").nth(ANALYSE).inner_text().strip() for i in range(7)]
+    assert column[0] == "=" and len(set(column[1:])) == 6, column  # six outputs, six letters
+
+    page.set_viewport_size({"width": 1440, "height": 900})
+    no_sideways_scroll(page)
+    page.screenshot(path=screenshot_dir / "grid-crossed.png", full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.reload()
+    no_sideways_scroll(page)
+    label = rows.nth(2).locator("th")
+    assert label.evaluate("el => el.getBoundingClientRect().right") <= 390
+    page.screenshot(path=screenshot_dir / "grid-crossed-phone.png", full_page=True)
+
+    # the form at phone width
+    page.goto(f"/runs/{run}/nodes/{ANALYSE}/grid/?field=args.region&cross=args.min_contacts")
+    no_sideways_scroll(page)
+    expect(page.get_by_label("Second field", exact=True)).to_have_value("args.min_contacts")
+    page.screenshot(path=screenshot_dir / "grid-crossed-form-phone.png", full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
