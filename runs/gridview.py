@@ -23,6 +23,7 @@ from django.urls import reverse
 from runs.engine.analysis.diff import align
 from runs.engine.analysis.leaves import flatten
 from runs.engine.analysis.noise import step_keys
+from runs.engine.analysis.outcomes.values import OutcomeValue, evaluate_runs
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError
 from runs.engine.forking.overrides import current_fields
@@ -94,13 +95,10 @@ def letter_outputs(parent: str | None, shas: list[str | None]) -> list[tuple[str
     return out
 
 
-def row_outcomes(run: Run) -> list[dict[str, Any]]:
-    """The outcomes a row shows beside its cells: ``[{name, value, pass}]``.
-
-    TODO(issue 17, item 1): outcomes are being built in ``runs.engine.analysis.outcomes``; once
-    merged, return the run's outcomes from there. Until then no row has any, and the grid
-    page's outcome column (``grid_detail.html``, "outcomes") stays hidden."""
-    return []
+def row_outcomes(values: list[OutcomeValue]) -> list[dict[str, Any]]:
+    """The outcomes a row shows beside its cells: ``[{name, value, pass}]`` (the grid page's
+    outcome column appears once a row has any)."""
+    return [{"name": v.name, "value": v.value, "pass": v.passed} for v in values]
 
 
 # --------------------------------------------------------------------------- the matrix
@@ -256,6 +254,8 @@ def build_matrix(
         )
         for key in columns
     }
+    # Every row's outcomes in bounded queries (runs.engine.analysis.outcomes.evaluate_runs).
+    outcomes = evaluate_runs([run for _, run, _ in entries])
     matrix: list[MatrixRow] = []
     for i, ((label, run, is_parent), by_key, flat) in enumerate(
         zip(entries, keyed, flats, strict=True)
@@ -287,7 +287,7 @@ def build_matrix(
             row.cross_label, row.cross_as_parent = crosses[i]
         row.changed = sum(1 for c in cells if c.state in {"changed", "failed"})
         row.tokens = sum(n.total_tokens for n in by_key.values() if n.cache_source != "inherited")
-        row.outcomes = row_outcomes(run)
+        row.outcomes = row_outcomes(outcomes.get(run.pk, []))
         row.leaves = [
             {
                 "text": _leaf_text(flat.get(path, _MISSING)),

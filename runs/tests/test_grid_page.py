@@ -180,7 +180,7 @@ def test_the_matrix_has_the_parent_and_a_row_per_value_and_a_column_per_step(
     text = signed_in.get(grid_url(grid)).content.decode()
 
     head = text[text.index('<table class="matrix">') : text.index("</thead>")]
-    assert re.findall(r'<th scope="col">(\w+)</th>', head) == ["value", *ORDER]
+    assert re.findall(r'<th scope="col">(\w+)</th>', head) == ["value", "outcomes", *ORDER]  # outcomes: the demo declares best_group
     parent, same, east = rows_of(text)
     assert ">parent <code>all</code></a>" in parent  # the value the parent had
     assert "<code>all</code>" in same and "<code>east</code>" in east
@@ -256,19 +256,22 @@ def test_the_palette_is_clearly_distinct_and_light_enough_for_dark_text():
             assert apart >= 44, (one, other)  # no two near-identical fills (issue 17)
 
 
-def test_each_row_has_a_place_for_its_outcomes_hidden_while_none_exist(
+def test_each_row_shows_its_outcomes_and_the_column_hides_without_any(
     make_grid, signed_in, research_run, monkeypatch
 ):
     grid = make_grid("args.region", ["east"])
+    parent, east = research_run, grid.rows.get().run
+    best = [run.nodes.get(name="analyse").output["best_group"] for run in (parent, east)]
+    assert best[0] != best[1]  # the region changes the winner: the rows must say so
+
+    text = signed_in.get(grid_url(grid)).content.decode()
+
+    assert '<th scope="col">outcomes</th>' in text
+    for row, value in zip(rows_of(text), best, strict=True):
+        assert f"best_group: <code>{value}</code>" in row
+    monkeypatch.setattr(gridview, "evaluate_runs", lambda runs: {})  # a pipeline with none
     text = signed_in.get(grid_url(grid)).content.decode()
     assert '<th scope="col">outcomes</th>' not in text
-
-    monkeypatch.setattr(
-        gridview, "row_outcomes", lambda run: [{"name": "best_group", "value": "B", "pass": None}]
-    )
-    text = signed_in.get(grid_url(grid)).content.decode()
-    assert '<th scope="col">outcomes</th>' in text
-    assert all("best_group: <code>B</code>" in row for row in rows_of(text))
 
 
 def test_hash_colour_is_deterministic_light_and_spreads():
@@ -388,11 +391,13 @@ def test_the_grid_page_makes_the_same_queries_at_any_size(
 ):
     grid = _wide_grid(run_row, node_row, steps)
 
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(7):
         # 1. the session  2. the user
         # 3. the grid with its source run and creator (one join)
         # 4. its rows with their runs (one join)
         # 5. every step of the parent and of every fork, in one query
+        # 6. the dashboard's outcomes of the pipeline  7. the steps the outcomes read, for
+        # every row at once (runs.engine.analysis.outcomes.evaluate_runs)
         response = signed_in.get(grid_url(grid))
     assert response.status_code == 200
     assert response.content.decode().count('<td class="cell ') == steps * 4
