@@ -352,9 +352,13 @@ def test_ctrl_c_withdraws_what_no_worker_took_and_lets_the_ones_in_hand_finish(p
     started = counting_starts(monkeypatch)
 
     def interrupted_at_first_result(runs, workers, *, on_result, **kwargs):
+        pressed = []
+
         def first_then_ctrl_c(result, pid):
             on_result(result, pid)
-            raise KeyboardInterrupt
+            if not pressed:  # one Ctrl-C: a second one would kill the workers (by design)
+                pressed.append(True)
+                raise KeyboardInterrupt
 
         return real(runs, workers, on_result=first_then_ctrl_c, **kwargs)
 

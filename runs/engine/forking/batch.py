@@ -107,13 +107,17 @@ def replay_on_workers(
     if not judge:
         for done in outcome.done.values():
             judged(done)
+    interrupted = outcome.interrupted
     for pk, reason in outcome.lost.items():
         results[pk] = failed_result(source_of[pk].pk, pk, reason)
-        if on_result is not None:
-            on_result(results[pk], None)
+        if on_result is not None and not interrupted:
+            try:
+                on_result(results[pk], None)
+            except KeyboardInterrupt:  # Ctrl-C while the last results are reported
+                interrupted = True
     return BatchOutcome(
         results=[results[r.pk] for r in replays if r.pk in results],
-        interrupted=outcome.interrupted,
+        interrupted=interrupted,
         pids=outcome.pids,
         startup_s=outcome.startup_s,
         work_s=outcome.work_s,
