@@ -205,3 +205,19 @@ def test_an_unknown_outcome_is_refused_naming_the_ones_there_are(apps):
     good, bad = relay_runs("relay12", 7)
     with pytest.raises(BisectError, match="has no outcome 'nope'; its outcomes: verdict"):
         bisect(good, bad, "nope")
+
+
+def test_the_bench_figure_counts_at_most_6_forks_over_20_steps_wherever_the_step_is(db):
+    from runs.engine.analysis.bench import bisect_figure
+
+    row = bisect_figure()
+
+    assert row["goal"] == "≤ 6 forks"
+    assert row["pass"] is True and row["value"] <= 6
+    assert len(json_list(row["note"])) == 20
+
+
+def json_list(note: str) -> list[int]:
+    import json
+
+    return json.loads(note.split(": ", 1)[1].split("; ")[0])
