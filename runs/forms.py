@@ -51,6 +51,13 @@ class CompareForm(forms.Form):
     only = forms.ChoiceField(required=False, choices=[("", "all"), ("different", "different")])
 
 
+class BisectForm(forms.Form):
+    """The bisect page's query (``?outcome=&task=``) and the compare page's POST (``outcome``)."""
+
+    outcome = forms.CharField(required=False, max_length=60)
+    task = forms.UUIDField(required=False)
+
+
 class RunIdsField(forms.Field):
     """Every value of a repeated query parameter (``?run=3&run=7``) as run ids."""
 

@@ -439,3 +439,18 @@ def replay(good: Run, bad: Run, outcome: Outcome | str) -> Result:
         return run_search(plan, prober)
     except Pending as pending:
         return Result(plan, None, probes, True, pending=pending.candidate)
+
+
+def differing(
+    a: Run, b: Run, steps_a: Sequence[Node] | None = None, steps_b: Sequence[Node] | None = None
+) -> list[tuple[OutcomeValue, OutcomeValue]]:
+    """The outcomes two completed runs of one pipeline disagree on, each as (A's, B's): what
+    the compare page offers to bisect. Nothing for runs of two pipelines or unfinished ones."""
+    if a.pipeline != b.pipeline or not a.status == b.status == Run.Status.COMPLETED:
+        return []
+    outcomes = outcomes_for(a.pipeline)
+    if not outcomes:
+        return []
+    values_a = evaluate(a, steps_a, outcomes)
+    values_b = evaluate(b, steps_b, outcomes)
+    return [(x, y) for x, y in zip(values_a, values_b, strict=True) if _key(x) != _key(y)]
