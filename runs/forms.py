@@ -55,7 +55,8 @@ class BisectForm(forms.Form):
     """The bisect page's query (``?outcome=&task=``) and the compare page's POST (``outcome``)."""
 
     outcome = forms.CharField(required=False, max_length=60)
-    task = forms.UUIDField(required=False)
+    # The queue's id of the bisect's task: a UUID in the database backend, other backends' own.
+    task = forms.RegexField(r"\A[A-Za-z0-9_-]{1,64}\Z", required=False)
 
 
 class RunIdsField(forms.Field):
