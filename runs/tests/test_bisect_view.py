@@ -139,3 +139,26 @@ def test_a_task_id_that_is_no_id_is_a_400(apps, signed_in):  # noqa: F811
 
 def test_an_unknown_run_is_a_404(db, signed_in):
     assert signed_in.get("/compare/998/999/bisect/").status_code == 404
+
+
+def test_the_task_opens_its_forks_as_the_users_within_their_budget(
+    research_run, run_fork, django_user_model
+):
+    """Swapping GOOD's analyse into BAD makes the steps after it GOOD's: the cache answers
+    them, the fork is projected at 0 tokens and fits even a spent budget, and is the user's."""
+    from runs.models import ProviderSettings
+    from runs.tasks import bisect_task
+
+    bad = run_fork(research_run, "analyse", "args.region", "east")
+    saved = ProviderSettings.load()
+    saved.daily_tokens = 1
+    saved.save()
+    user = django_user_model.objects.create_user("analyst")
+
+    result = bisect_task.call(research_run.pk, bad.pk, "best_group", user.pk)
+
+    assert result["step"]["node"] == "analyse"
+    (fork,) = Run.objects.filter(pk__in=result["forks"])
+    assert fork.created_by == user
+    assert fork.projected_tokens == 0
+    assert sum(n.total_tokens for n in fork.nodes.filter(cache_source="live")) == 0
