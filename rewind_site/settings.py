@@ -239,6 +239,8 @@ REWIND_PIPELINES = {
     "research": "runs.pipelines.research.pipeline",
     # A plain Burr counter calling a tool over HTTP each step: what rewind_bench times.
     "loop": "runs.pipelines.loop.application",
+    # A 20-step relay with a planted step: how many forks rewind_bench's bisect makes.
+    "relay": "runs.pipelines.relay.application",
     **env_pairs("REWIND_PIPELINES"),
 }
 # Outcomes of registered pipelines without editing them (a Burr app's): a JSON object, inline or

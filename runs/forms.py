@@ -51,6 +51,14 @@ class CompareForm(forms.Form):
     only = forms.ChoiceField(required=False, choices=[("", "all"), ("different", "different")])
 
 
+class BisectForm(forms.Form):
+    """The bisect page's query (``?outcome=&task=``) and the compare page's POST (``outcome``)."""
+
+    outcome = forms.CharField(required=False, max_length=60)
+    # The queue's id of the bisect's task: a UUID in the database backend, other backends' own.
+    task = forms.RegexField(r"\A[A-Za-z0-9_-]{1,64}\Z", required=False)
+
+
 class RunIdsField(forms.Field):
     """Every value of a repeated query parameter (``?run=3&run=7``) as run ids."""
 

@@ -39,3 +39,26 @@ def reap_dead_runs() -> list[int]:
             args_kwargs__args__0__in=run_ids,
         ).update(status=TaskResultStatus.FAILED, finished_at=timezone.now())
     return run_ids
+
+
+@task()
+def bisect_task(good_id: int, bad_id: int, outcome: str, user_id: int) -> dict:
+    """A bisect asked for on the compare page, in a worker: its forks are opened within the
+    user's daily budget and executed here, one after another. The result is not stored: the
+    page recomputes it from the forks (``bisect.replay``); what this returns (the result, or
+    ``{"error"}``: a fork refused or failed) only tells the page why it stopped."""
+    from django.contrib.auth import get_user_model
+
+    from runs.budgets import open_within_budget
+    from runs.engine.analysis.bisect import bisect
+    from runs.engine.errors import RewindError
+
+    user = get_user_model().objects.get(pk=user_id)
+    good, bad = Run.objects.get(pk=good_id), Run.objects.get(pk=bad_id)
+    try:
+        result = bisect(
+            good, bad, outcome, opener=lambda fork: open_within_budget(user, fork, "this fork")
+        )
+    except RewindError as exc:
+        return {"error": str(exc)}
+    return result.as_json()

@@ -6,7 +6,7 @@ from django.urls import path
 from django.views.generic import RedirectView
 
 from runs import api
-from runs.views import compare, exports, grids, listing, nodes, outcomes, runs, stability
+from runs.views import bisect, compare, exports, grids, listing, nodes, outcomes, runs, stability
 from runs.views import settings as settings_views
 
 urlpatterns = [
@@ -41,6 +41,7 @@ urlpatterns = [
     path("grids/<int:grid_id>/", grids.grid_detail, name="grid-detail"),
     path("compare/", compare.compare_pick, name="compare-pick"),
     path("compare/<int:run_a>/<int:run_b>/", compare.compare, name="compare"),
+    path("compare/<int:run_a>/<int:run_b>/bisect/", bisect.bisect_page, name="compare-bisect"),
     path("settings/", settings_views.provider_settings, name="settings"),
     path("api/health", api.health, name="health"),
     path("api/runs", api.run_create, name="api-run-create"),

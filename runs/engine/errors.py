@@ -58,3 +58,8 @@ def unstorable_reason(value: object) -> str | None:
 class OutcomeError(RewindError):
     """An outcome declared wrongly: a bad name or path, a check that cannot work (a regex that
     does not compile, bounds that are not numbers, a schema that is not one)."""
+
+
+class BisectError(RewindError):
+    """A bisect that cannot be made or finished: runs of different pipelines, an outcome they
+    agree on or that the pipeline lacks, a fork that failed."""

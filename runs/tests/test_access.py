@@ -52,6 +52,8 @@ ROUTES = [
     Route("node-fork", "/runs/{run}/nodes/0/fork/", "POST", "login"),
     Route("compare", "/compare/{run}/{run}/", "GET", "login"),
     Route("compare-pick", "/compare/", "GET", "login"),
+    Route("compare-bisect", "/compare/{run}/{run}/bisect/", "GET", "login"),
+    Route("compare-bisect", "/compare/{run}/{run}/bisect/", "POST", "login"),
     Route("run-export", "/runs/{run}/export/", "GET", "login"),
     Route("node-grid", "/runs/{run}/nodes/0/grid/", "GET", "login"),
     Route("node-grid", "/runs/{run}/nodes/0/grid/", "POST", "login"),

@@ -37,6 +37,7 @@ def test_every_figure_is_a_ratio_to_an_anchor_measured_beside_it(rewind_settings
     assert any("browser sees it" in name for name in names)
     assert any(name.startswith("noise rule: false alarms") for name in names)
     assert any(name.startswith("noise rule: misses") for name in names)
+    assert any(name.startswith("bisect over a 20-step trajectory") for name in names)
     for row in measured:
         sign, bound = row["goal"].split()[:2]
         if row["goal"].endswith(" s"):  # a time goal: the time itself, its anchor beside it

@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from runs.diffview import compare_choices, describe_change, relation, side_by_side, step_rows
+from runs.engine.analysis.bisect import differing
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.execution.artifacts import artifact_text
 from runs.forms import CompareForm, ComparePickForm
@@ -93,6 +94,8 @@ def compare(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
         "artifact_blocks": side_by_side(text_a or "", text_b or ""),
     }
     if not request.htmx:
+        # The outcomes the runs disagree on, offered to bisect (steps already loaded).
+        context["choices"] = differing(a, b, nodes_a, nodes_b)
         context["lineage_choices"], context["recent_choices"] = compare_choices(a, b)
     return _partial(request, "runs/compare.html", "diff", context)
 

@@ -8,6 +8,7 @@ from django.core.management.base import CommandError, CommandParser
 from runs.bench_pages import live_latency_figure, run_page_figure
 from runs.engine.analysis.bench import (
     best_time,
+    bisect_figure,
     bytes_figure,
     diff_figures,
     noise_figures,
@@ -87,6 +88,7 @@ class Command(RewindCommand):
             batch_figure(repeat),
             *capture_figures(repeat),
             *noise_figures(),
+            bisect_figure(),
         ]
         figures = {
             "cold_run_s": round(cold_s, 4),
