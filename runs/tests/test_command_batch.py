@@ -183,7 +183,9 @@ def test_a_change_that_applies_to_no_source_is_refused_and_writes_nothing(run_pi
 
 def test_bad_requests_are_one_line_and_write_nothing(research_run):
     before = Run.objects.count()
-    assert "--runs or by --pipeline" in batch_error("--node", "analyse", "--set", "args.region=east")
+    assert "--runs or by --pipeline" in batch_error(
+        "--node", "analyse", "--set", "args.region=east"
+    )
     assert "input.NAME=VALUE" in batch_error(
         "--pipeline", "research", "--where", "region=east", "--node", "analyse",
         "--set", "args.region=east",
@@ -256,9 +258,7 @@ def meter(rewind_settings):
         **rewind_settings.REWIND_PIPELINES,
         "meter": f"{__name__}.meter_application",
     }
-    rewind_settings.REWIND_OUTCOMES = {
-        "meter": [{"name": "reading", "path": "measure.reading"}]
-    }
+    rewind_settings.REWIND_OUTCOMES = {"meter": [{"name": "reading", "path": "measure.reading"}]}
     registry._load.cache_clear()
     yield
     registry._load.cache_clear()

@@ -18,7 +18,6 @@ from django.core.management import call_command
 
 from runs.models import Batch, Run
 from runs.tests.test_batch_workers import (  # noqa: F401 — ``pids`` is a fixture
-    APPS,
     assert_gone,
     completed,
     counting_starts,
@@ -30,7 +29,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_batch_with_a_worker_killed_mid_way_accounts_for_every_source(
-    pids, rewind_settings, monkeypatch
+    pids,  # noqa: F811 — the fixture imported above
+    rewind_settings,
+    monkeypatch,
 ):
     rewind_settings.REWIND_OUTCOMES = {"pids_slower": [{"name": "total", "path": "finish.total"}]}
     sources = [completed("pids_slower") for _ in range(4)]  # 2 s per step in a worker
