@@ -107,6 +107,13 @@ class Summary:
     def interval(self) -> tuple[float, float]:
         return wilson(self.flipped, self.n)
 
+    @property
+    def bar(self) -> tuple[float, float, float]:
+        """The interval and the rate on a 0–100 axis, for drawing: (start, width, rate)."""
+        low, high = self.interval
+        rate = 100 * (self.rate or 0.0)
+        return round(100 * low, 2), round(100 * (high - low), 2), round(rate, 2)
+
     def as_json(self, several_values: bool) -> dict[str, Any]:
         low, high = self.interval
         data: dict[str, Any] = {
