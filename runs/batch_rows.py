@@ -11,7 +11,8 @@ class BatchQuerySet(models.QuerySet):
     def with_counts(self) -> BatchQuerySet:
         """Each batch with ``row_count`` (its source rows) and ``forks_finished`` (rows whose
         fork has finished), for the list: one query for a page of batches."""
-        from runs.models import Run  # runs.models imports this module at its end
+        # Run, without importing runs.models (which imports this module at its end).
+        Run = BatchSource._meta.get_field("fork").related_model  # noqa: N806
 
         return self.annotate(
             row_count=models.Count("sources"),
