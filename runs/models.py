@@ -810,3 +810,8 @@ class Outcome(models.Model):
 
     def __str__(self) -> str:
         return f"outcome {self.name} of {self.pipeline} ({self.path})"
+
+
+# Batch counterfactuals' rows live in their own module (this one stays readable); importing
+# them here is what makes them this app's models.
+from runs.batch_rows import Batch, BatchQuerySet, BatchSource  # noqa: E402, F401

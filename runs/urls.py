@@ -6,7 +6,18 @@ from django.urls import path
 from django.views.generic import RedirectView
 
 from runs import api
-from runs.views import bisect, compare, exports, grids, listing, nodes, outcomes, runs, stability
+from runs.views import (
+    batches,
+    bisect,
+    compare,
+    exports,
+    grids,
+    listing,
+    nodes,
+    outcomes,
+    runs,
+    stability,
+)
 from runs.views import settings as settings_views
 
 urlpatterns = [
@@ -37,8 +48,11 @@ urlpatterns = [
     path("runs/<int:run_id>/nodes/<int:sequence_id>/fork/", nodes.node_fork, name="node-fork"),
     path("runs/<int:run_id>/nodes/<int:sequence_id>/grid/", grids.grid_new, name="node-grid"),
     path("runs/<int:run_id>/stability/", stability.run_stability, name="run-stability"),
+    path("runs/<int:run_id>/nodes/<int:sequence_id>/batch/", batches.batch_new, name="node-batch"),
     path("grids/", grids.grid_list, name="grid-list"),
     path("grids/<int:grid_id>/", grids.grid_detail, name="grid-detail"),
+    path("batches/", batches.batch_list, name="batch-list"),
+    path("batches/<int:batch_id>/", batches.batch_detail, name="batch-detail"),
     path("compare/", compare.compare_pick, name="compare-pick"),
     path("compare/<int:run_a>/<int:run_b>/", compare.compare, name="compare"),
     path("compare/<int:run_a>/<int:run_b>/bisect/", bisect.bisect_page, name="compare-bisect"),

@@ -59,6 +59,10 @@ ROUTES = [
     Route("node-grid", "/runs/{run}/nodes/0/grid/", "POST", "login"),
     Route("run-stability", "/runs/{run}/stability/", "GET", "login"),
     Route("run-stability", "/runs/{run}/stability/", "POST", "login"),
+    Route("node-batch", "/runs/{run}/nodes/0/batch/", "GET", "login"),
+    Route("node-batch", "/runs/{run}/nodes/0/batch/", "POST", "login"),
+    Route("batch-list", "/batches/", "GET", "login"),
+    Route("batch-detail", "/batches/1/", "GET", "login"),
     Route("grid-list", "/grids/", "GET", "login"),
     Route("grid-detail", "/grids/1/", "GET", "login"),
     Route("settings", "/settings/", "GET", "login"),
@@ -140,8 +144,9 @@ def test_a_signed_in_user_reaches_every_page(research_run, django_user_model):
     client = Client()
     client.force_login(django_user_model.objects.create_user("analyst"))
     for route in ROUTES:
-        # The event stream never ends; a grid page needs a grid (test_grid_page.py has them).
-        if route.method != "GET" or route.name in {"run-events", "grid-detail"}:
+        # The event stream never ends; a grid page needs a grid (test_grid_page.py has them),
+        # a batch page a batch (test_batch_views.py).
+        if route.method != "GET" or route.name in {"run-events", "grid-detail", "batch-detail"}:
             continue
         response = client.get(url(route, research_run))
         if route.name == "compare":  # a run against itself: the picker says so (400)

@@ -12,7 +12,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def test_it_reports_ratios_and_an_identical_zero_token_replay(rewind_settings):
     out = io.StringIO()
-    call_command("rewind_bench", "--json", "--repeat", "1", stdout=out, stderr=io.StringIO())
+    call_command(
+        "rewind_bench", "--json", "--repeat", "1", "--batch-runs", "0",
+        stdout=out, stderr=io.StringIO(),
+    )  # fmt: skip
     figures = json.loads(out.getvalue())
 
     assert figures["replay_identical"] is True
@@ -25,7 +28,10 @@ def test_it_reports_ratios_and_an_identical_zero_token_replay(rewind_settings):
 
 def test_every_figure_is_a_ratio_to_an_anchor_measured_beside_it(rewind_settings):
     out = io.StringIO()
-    call_command("rewind_bench", "--json", "--repeat", "1", stdout=out, stderr=io.StringIO())
+    call_command(
+        "rewind_bench", "--json", "--repeat", "1", "--batch-runs", "5",
+        stdout=out, stderr=io.StringIO(),
+    )  # fmt: skip
     table = json.loads(out.getvalue())["figures"]
 
     measured = [row for row in table if row["pass"] is not None]
@@ -38,6 +44,8 @@ def test_every_figure_is_a_ratio_to_an_anchor_measured_beside_it(rewind_settings
     assert any(name.startswith("noise rule: false alarms") for name in names)
     assert any(name.startswith("noise rule: misses") for name in names)
     assert any(name.startswith("bisect over a 20-step trajectory") for name in names)
+    assert any(name.startswith("batch of 5 forks, 2 queue workers") for name in names)
+    assert any(name.startswith("per source run of a batch") for name in names)
     for row in measured:
         sign, bound = row["goal"].split()[:2]
         if row["goal"].endswith(" s"):  # a time goal: the time itself, its anchor beside it

@@ -1,0 +1,81 @@
+"""The rows of a batch counterfactual (issue 17, item 2): ``Batch`` and ``BatchSource``.
+Imported by ``runs.models``, which they belong to."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class BatchQuerySet(models.QuerySet):
+    def with_counts(self) -> BatchQuerySet:
+        """Each batch with ``row_count`` (its source rows) and ``forks_finished`` (rows whose
+        fork has finished), for the list: one query for a page of batches."""
+        # Run, without importing runs.models (which imports this module at its end).
+        Run = BatchSource._meta.get_field("fork").related_model  # noqa: N806
+
+        return self.annotate(
+            row_count=models.Count("sources"),
+            forks_finished=models.Count(
+                "sources", filter=models.Q(sources__fork__status__in=list(Run.FINISHED))
+            ),
+        )
+
+
+class Batch(models.Model):
+    """A batch counterfactual (issue 17): one change — a step, a field and one or more values —
+    applied to each of a selection of recorded runs, each fork an ordinary fork, and, with
+    ``samples``, each source sampled that many times so every flip is judged against the
+    source's own noise. Outcomes are never stored here: they are read from the runs
+    (runs.engine.analysis.batches)."""
+
+    pipeline = models.CharField(max_length=100)
+    # How the sources were chosen, for reading: {"runs": [...]} or {"pipeline", "where"}.
+    selection = models.JSONField(default=dict)
+    node = models.CharField(max_length=100)  # as given: a name, name#k or step number
+    field = models.CharField(max_length=200)
+    values = models.JSONField(default=list)  # as typed, in order
+    samples = models.PositiveIntegerField(default=0)  # per source run
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Null for a batch made on the command line (rewind_batch).
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    MAX_SOURCES = 5000
+    MAX_VALUES = 10
+
+    objects = BatchQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"batch {self.pk}: {self.field} at {self.node} over {self.pipeline}"
+
+
+class BatchSource(models.Model):
+    """One source run of a batch under one of its values: the fork made for it (null when the
+    change could not apply to that run: ``error`` says why) and, on the row of the first
+    value, the source's samples taken by the batch."""
+
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="sources")
+    position = models.PositiveIntegerField()  # order of the rows: source, then value
+    source = models.ForeignKey("runs.Run", on_delete=models.PROTECT, related_name="+")
+    value_index = models.PositiveIntegerField(default=0)  # index into ``batch.values``
+    fork = models.OneToOneField(
+        "runs.Run", null=True, blank=True, on_delete=models.PROTECT, related_name="batch_source"
+    )
+    samples = models.JSONField(default=list, blank=True)  # run ids of the batch's samples
+    error = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["batch_id", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["batch", "position"], name="batch_source_unique_position"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"row {self.position} of batch {self.batch_id}: run {self.source_id}"

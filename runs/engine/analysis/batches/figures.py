@@ -1,0 +1,119 @@
+"""rewind_bench's batch figures (issue 17, "Performance"), each a ratio to an anchor measured
+beside it, on ``n`` recorded demo runs (regions cycling, so a region's first fork pays its llm
+calls and the rest are cache hits — the same for the batch and its anchor, which use two
+different values of the change):
+
+- **throughput on 2 queue workers**: the same forks one after another in this process ÷ the
+  batch on 2 workers (``run_on_workers``), timed from every worker ready; goal ≥ 1.8×;
+- **per source**: a batch executed here (plan, make, execute, read the result) ÷ the same
+  number of single forks as ``rewind_fork`` makes them (resolve, make, execute, the run's
+  JSON); goal ≤ 1.1×.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from runs.engine.analysis.batches.making import batch_run_ids, make_batch, plan_batch
+from runs.engine.analysis.batches.request import BatchRequest, Selection
+from runs.engine.analysis.batches.results import batch_result
+from runs.models import Run
+
+REGIONS = ("all", "east", "north", "south", "west")
+
+
+def _sources(n: int) -> list[Run]:
+    from runs.engine.execution.new_runs import create_run
+    from runs.engine.execution.runner import execute_run
+
+    question = f"Which outreach policy is cheapest per conversion? (batch bench {uuid.uuid4().hex})"
+    runs = []
+    for i in range(n):
+        run = execute_run(
+            create_run("research", {"question": question, "region": REGIONS[i % 5]}).pk
+        )
+        if run.status != Run.Status.COMPLETED:
+            raise RuntimeError(f"bench: run {run.pk} {run.status}: {run.error}")
+        runs.append(run)
+    return runs
+
+
+def _request(sources: list[Run], value: str) -> BatchRequest:
+    return BatchRequest(
+        Selection(runs=tuple(s.pk for s in sources)), "analyse", "args.cost_scale", (value,)
+    )
+
+
+def _in_process(sources: list[Run], value: str) -> float:
+    from runs.engine.execution.runner import execute_run
+
+    began = time.perf_counter()
+    batch = make_batch(plan_batch(_request(sources, value)))
+    for pk in batch_run_ids(batch):
+        execute_run(pk, on_step=None)
+    batch_result(batch)
+    return time.perf_counter() - began
+
+
+def _single_forks(sources: list[Run], value: str) -> float:
+    from runs.engine.analysis.report import run_json
+    from runs.engine.execution.runner import execute_run
+    from runs.engine.forking.forks import make_fork, resolve_fork
+
+    began = time.perf_counter()
+    for source in sources:
+        fork = make_fork(resolve_fork(source, "analyse", "args.cost_scale", value))
+        run_json(execute_run(fork.pk, on_step=None))
+    return time.perf_counter() - began
+
+
+def batch_figures(n: int) -> list[dict[str, Any]]:
+    from runs.engine.execution.runner import execute_run
+    from runs.engine.execution.workers import run_on_workers
+
+    sources = _sources(n)
+    # Per source: the batch here vs single forks, alternating values so neither warms the
+    # other's cache (each value's first fork per region pays its llm calls).
+    single = _single_forks(sources, "2.5")
+    batched = _in_process(sources, "3.5")
+    per_source = batched / single if single else 0.0
+    # Throughput: the same forks one after another here, vs the batch on 2 queue workers.
+    plan = plan_batch(_request(sources, "4.5"))
+    here = make_batch(plan)
+    began = time.perf_counter()
+    for pk in batch_run_ids(here):
+        execute_run(pk, on_step=None)
+    sequential = time.perf_counter() - began
+    away = make_batch(plan_batch(_request(sources, "5.5")))
+    outcome = run_on_workers(batch_run_ids(away), 2, quiet=True)
+    if outcome.lost or len(outcome.done) != n:
+        raise RuntimeError(f"bench: the batch on workers lost runs: {outcome.lost}")
+    ratio = sequential / outcome.work_s if outcome.work_s else 0.0
+    return [
+        {
+            "figure": f"batch of {n} forks, 2 queue workers ÷ one after another in one process",
+            "value": round(outcome.work_s, 4),
+            "anchor": round(sequential, 4),
+            "ratio": round(ratio, 3),
+            "goal": "≥ 1.8×",
+            "pass": ratio >= 1.8,
+            "note": (
+                f"seconds for {n} forks of recorded research runs at analyse (args.cost_scale), "
+                f"5 regions: 5 forks pay their llm calls, the rest are cache hits; timed from "
+                f"every worker ready (starting them took {outcome.startup_s:.2f} s, not "
+                "counted); 2 workers on a 2-core machine shared with the database and this "
+                "process"
+            ),
+        },
+        {
+            "figure": "per source run of a batch ÷ one rewind_fork of that run",
+            "value": round(batched / n, 5),
+            "anchor": round(single / n, 5),
+            "ratio": round(per_source, 3),
+            "goal": "≤ 1.1×",
+            "pass": per_source <= 1.1,
+            "note": f"seconds per source over {n} sources, both in this process",
+        },
+    ]

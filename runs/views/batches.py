@@ -1,0 +1,184 @@
+"""Batch counterfactuals on the dashboard: the list, a batch's page (its summary first, then
+its sources a page at a time, a progress bar while its runs execute) and the form that starts
+one from a step of a run over the recorded runs of its pipeline. The dashboard's batches go
+through the task queue, within the daily budget (runs.budgets)."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from django import forms
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods
+from django_htmx.http import HttpResponseStopPolling
+
+from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted
+from runs.engine.analysis.batches import (
+    BatchRequest,
+    Selection,
+    batch_result,
+    make_batch,
+    plan_batch,
+)
+from runs.engine.analysis.batches.request import parse_where
+from runs.engine.analysis.projection import projected_cost
+from runs.engine.apps.registry import get_pipeline
+from runs.engine.errors import PipelineError, RewindError
+from runs.engine.forking.overrides import current_fields
+from runs.forms import field_text
+from runs.models import Batch, Node, Run
+from runs.tasks import enqueue_run
+from runs.views.common import _get_node, _get_run, _go
+
+BATCHES_PER_PAGE = 25
+SOURCES_PER_PAGE = 50
+MAX_DASHBOARD_SAMPLES = 10
+
+
+class PageForm(forms.Form):
+    page = forms.IntegerField(required=False, min_value=1, max_value=1_000_000)
+
+
+class BatchForm(forms.Form):
+    """The change (one field the step consumes, one value) and which runs of the pipeline."""
+
+    field = forms.ChoiceField()
+    value = forms.CharField(strip=False, help_text="typed like the field, as in the fork editor")
+    where = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="optional, one per line: input.NAME=VALUE (runs whose input NAME is VALUE)",
+    )
+    samples = forms.IntegerField(
+        min_value=0,
+        max_value=MAX_DASHBOARD_SAMPLES,
+        initial=0,
+        help_text="live stability samples per run (they cost tokens): each flip is then "
+        "judged beyond or within the run's own noise",
+    )
+
+    def __init__(self, fields: list[str], *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["field"].choices = [(name, name) for name in fields]
+
+    def clean_where(self) -> tuple[tuple[str, str], ...]:
+        lines = [line.strip() for line in self.cleaned_data["where"].splitlines() if line.strip()]
+        try:
+            return tuple(parse_where(line) for line in lines)
+        except RewindError as exc:
+            raise forms.ValidationError(str(exc).replace("--where", "each line")) from None
+
+
+def _get_batch(batch_id: int) -> Batch:
+    try:
+        return Batch.objects.select_related("created_by").get(pk=batch_id)
+    except Batch.DoesNotExist:
+        raise Http404(f"no batch {batch_id}") from None
+
+
+@require_GET
+def batch_list(request: HttpRequest) -> HttpResponse:
+    form = PageForm(request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest("bad parameter: " + form.errors.as_text())
+    batches = (
+        Batch.objects.with_counts().select_related("created_by").order_by("-created_at", "-id")
+    )
+    page = Paginator(batches, BATCHES_PER_PAGE).get_page(form.cleaned_data["page"] or 1)
+    return render(request, "runs/batch_list.html", {"page": page})
+
+
+@require_GET
+def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
+    """Summary first (per outcome, the flip rate and its interval), then one page of sources.
+    While runs of the batch execute, the live region polls itself (htmx) or the page
+    refreshes (no JS); the poll is answered 286 once every run has finished."""
+    batch = _get_batch(batch_id)
+    form = PageForm(request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest("bad parameter: " + form.errors.as_text())
+    rows = Paginator(range(batch.sources.count()), SOURCES_PER_PAGE)
+    page = rows.get_page(form.cleaned_data["page"] or 1)
+    result = batch_result(batch, page=list(page.object_list))
+    context = {"batch": batch, "result": result, "page": page, "query": request.GET.urlencode()}
+    if request.htmx:
+        response = render(request, "runs/batch_detail.html#batch-live", context)
+        if result.progress.finished:
+            response.status_code = HttpResponseStopPolling.status_code
+        return response
+    return render(request, "runs/batch_detail.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def batch_new(request: HttpRequest, run_id: int, sequence_id: int) -> HttpResponse:
+    """Apply one change of this step to the recorded runs of the pipeline: every run is
+    resolved before anything is written, the whole batch is admitted within the budget or
+    refused, then its runs are queued and the batch page opens."""
+    run = _get_run(run_id)
+    node = _get_node(run, sequence_id)
+    try:
+        spec = get_pipeline(run.pipeline).node(node.name)
+    except PipelineError as exc:
+        raise Http404(str(exc)) from None
+    current = current_fields(spec, node)
+    names = list(current)
+    chosen = request.GET.get("field") if request.GET.get("field") in current else None
+    chosen = chosen or (names[0] if names else "")
+    initial = {"field": chosen, "value": field_text(current.get(chosen)), "samples": 0}
+    form = BatchForm(names, request.POST or None, initial=initial)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if form.is_valid():
+            try:
+                batch = _make_batch(request, run, node, form)
+            except BudgetExceeded as exc:
+                form.add_error(None, str(exc))
+                batch, status = None, BUDGET_STATUS
+            if batch is not None:
+                return _go(request, reverse("batch-detail", args=[batch.pk]))
+        chosen = form.data.get("field", chosen)
+    matching = Selection(pipeline=run.pipeline).queryset().count()
+    context = {
+        "run": run,
+        "node": node,
+        "form": form,
+        "fields": names,
+        "chosen": chosen,
+        "matching": matching,
+        "max_sources": Batch.MAX_SOURCES,
+    }
+    return render(request, "runs/batch_new.html", context, status=status)
+
+
+def _make_batch(request: HttpRequest, run: Run, node: Node, form: BatchForm) -> Batch | None:
+    data = form.cleaned_data
+    try:
+        wanted = BatchRequest(
+            selection=Selection(pipeline=run.pipeline, where=data["where"]),
+            node=node.name,
+            field=data["field"],
+            values=(data["value"],),
+            samples=data["samples"],
+        )
+        plan = plan_batch(wanted)
+    except RewindError as exc:
+        form.add_error(None, str(exc))
+        return None
+    requests = [*plan.forks, *plan.sample_forks]
+    project = partial(projected_cost, *requests, what=f"this batch of {len(requests)} runs")
+    with admitted(request.user, project) as admission:  # BudgetExceeded: nothing written
+        batch = make_batch(plan, created_by=request.user)
+        rows = list(batch.sources.order_by("position").values_list("fork_id", "samples"))
+        # In the projection's order: the forks, then the samples.
+        ids = [f for f, _ in rows if f is not None] + [pk for _, ks in rows for pk in ks]
+        runs = Run.objects.in_bulk(ids)
+        made = [runs[pk] for pk in ids]
+        admission.record(*made)
+        for queued in made:
+            enqueue_run(queued)  # on commit
+    return batch
