@@ -20,6 +20,7 @@ from django.urls import URLPattern, include, path
 
 from rewind_site import urls as site_urls
 from runs import urls as runs_urls
+from runs.engine.analysis.batches import BatchRequest, Selection, make_batch, plan_batch
 from runs.models import Grid, Run
 
 pytestmark = pytest.mark.django_db
@@ -224,7 +225,13 @@ def rows(research_run, run_fork) -> dict[str, Any]:
     assert fork.status == Run.Status.COMPLETED, fork.error
     analyse = research_run.nodes.get(name="analyse")
     grid = Grid.objects.record(research_run, analyse, "args.cost_scale", ["3"], [fork])
+    batch = make_batch(
+        plan_batch(
+            BatchRequest(Selection(runs=(research_run.pk,)), "analyse", "args.region", ("east",), 0)
+        )
+    )
     return {
+        "batch_id": batch.pk,
         "run_id": research_run.pk,
         "sequence_id": analyse.sequence_id,
         "run_a": research_run.pk,
