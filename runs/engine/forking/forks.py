@@ -120,32 +120,34 @@ def fork_at(
     return fork
 
 
+def _rewind_answers(source: Run) -> bool:
+    """Rewind's provider answers ``source``'s llm calls: a declared pipeline this server knows.
+    A Burr app's own client decides where its calls go (each records what answered); an app
+    this server does not know is refused by the fork itself."""
+    try:
+        return not isinstance(get_pipeline(source.pipeline), BurrApp)
+    except RewindError:
+        return False
+
+
 def provider_switch(source: Run) -> str | None:
     """The provider identity this process's configuration would answer ``source``'s forks
     as, when it is not the one that answered ``source`` (a fork must then ask for it by
-    name); None when they agree, or for a Burr app (its own client decides)."""
-    try:
-        pipeline = get_pipeline(source.pipeline)
-    except RewindError:
-        return None
-    if isinstance(pipeline, BurrApp):
+    name); None when they agree, or when Rewind's provider does not answer them."""
+    if not _rewind_answers(source):
         return None
     configured = current_config().identity
     return configured if configured != identity_of(source.provider) else None
 
 
 def refuse_other_provider(fork: Fork, then: Override | None = None) -> None:
-    """``then``: a second change at the same step, made by a fork of ``fork`` (a crossed
-    grid's cell); the walk applies both. A fork whose llm calls would go out where the configured endpoint is the other identity
+    """A fork whose llm calls would go out where the configured endpoint is the other identity
     than the run's is refused here — the worker checks again before its first call, since its
     configuration is the one that counts. A fork the cache answers whole (an unchanged replay,
-    a replay of a recorded fork) calls nobody, and is not refused."""
-    try:
-        pipeline = get_pipeline(fork.source.pipeline)
-    except RewindError:
-        return  # an app this server does not know: the fork itself says so
-    if isinstance(pipeline, BurrApp):
-        return  # the app's own client decides where its calls go; each records what answered
+    a replay of a recorded fork) calls nobody, and is not refused. ``then``: a second change at
+    the same step, made by a fork of ``fork`` (a crossed grid's cell); the walk applies both."""
+    if not _rewind_answers(fork.source):
+        return
     identity = fork.provider or identity_of(fork.source.provider)
     config = current_config()
     if config.identity == identity:
