@@ -360,6 +360,18 @@ class Run(models.Model):
     # estimate (a new run of a pipeline with no history) or, for the cost, unknown.
     projected_tokens = models.IntegerField(null=True, blank=True)
     projected_cost_usd = models.DecimalField(max_digits=12, decimal_places=6, null=True, blank=True)
+    # A run read from history Burr kept (runs.engine.imports): {"path", "project", "app_id"}
+    # (the same app id may exist in two projects), null for a run Rewind made or recorded.
+    # ``import_key`` names its source once (format, location, project, app id): importing the
+    # same source again finds this run instead of making another.
+    imported_from = models.JSONField(null=True, blank=True)
+    import_key = models.CharField(max_length=64, blank=True, default="")
+    # A sub-application (Burr's spawning_parent_pointer: a MapStates child, a spawned app)
+    # is a run of its own, linked to the run and step that spawned it.
+    spawned_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="children"
+    )
+    spawned_sequence_id = models.IntegerField(null=True, blank=True)
 
     objects = RunQuerySet.as_manager()
 
@@ -369,6 +381,11 @@ class Run(models.Model):
             models.Index(fields=["status"]),
             models.Index(fields=["pipeline", "-created_at"]),
             models.Index(fields=["created_by", "created_at"], name="run_user_day"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["import_key"], condition=~models.Q(import_key=""), name="run_unique_import"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -580,6 +597,9 @@ class Node(StoresBlobs):
     src_sequence_id = models.IntegerField()
     error = models.TextField(blank=True)
     raw_output = models.TextField(blank=True)
+    # The spans and attributes Burr's tracer logged inside the step (imported runs):
+    # [{"id", "parent", "name", "start", "end", "attributes": {...}}], in the order begun.
+    spans = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     inputs = stored_json("inputs", dict)

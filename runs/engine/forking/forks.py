@@ -284,7 +284,7 @@ def make_fork(fork: Fork) -> Run:
             .order_by("sequence_id")
             .defer("inputs", "output", "prompt")
         )
-        Node.objects.bulk_create([_inherit(n, run) for n in inherited])
+        Node.objects.bulk_create([inherited_copy(n, run) for n in inherited])
         edges = source.edges.filter(sequence_id__lt=target.sequence_id)
         Edge.objects.bulk_create(
             Edge(
@@ -299,7 +299,7 @@ def make_fork(fork: Fork) -> Run:
     return run
 
 
-def _inherit(node: Node, fork: Run) -> Node:
+def inherited_copy(node: Node, fork: Run) -> Node:
     copy = Node(
         run=fork,
         sequence_id=node.sequence_id,
