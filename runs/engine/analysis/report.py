@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Q
+
 from runs.engine.analysis.outcomes.values import evaluate
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.calls.pricing import total_cost
@@ -71,10 +73,20 @@ def run_json(run: Run, nodes: list[Node] | None = None) -> dict[str, Any]:
         # What the run concluded: {name, value, pass} each (pass null: no check), plus path,
         # check, missing and why (runs.engine.analysis.outcomes).
         "outcomes": [value.as_json() for value in evaluate(run, nodes)],
-        # The run it was imported from (rewind_import, not built yet: always null) and its
-        # direct forks, oldest first.
-        "imported_from": None,
-        "children": list(run.forks.order_by("created_at", "id").values_list("pk", flat=True)),
+        # Where an imported run was read from ({path, project, app_id}; null: Rewind made or
+        # recorded it) and its children: its direct forks and the sub-applications it spawned
+        # (an imported Burr app's MapStates children), oldest first.
+        "imported_from": run.imported_from,
+        "children": list(
+            Run.objects.filter(Q(parent=run) | Q(spawned_by=run))
+            .order_by("created_at", "id")
+            .values_list("pk", flat=True)
+        ),
+        "spawned_by": (
+            {"run": run.spawned_by_id, "sequence_id": run.spawned_sequence_id}
+            if run.spawned_by_id
+            else None
+        ),
         "totals": {
             "total_tokens": sum(n.total_tokens for n in executed),
             "cost_usd": None if cost is None else float(cost),  # null = unknown, never 0

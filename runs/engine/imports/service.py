@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from runs.engine.errors import InputError
+from runs.engine.imports.persisters import database, persisted_apps
 from runs.engine.imports.tracker import AppDir, LogError, app_dirs, read_app, steps
 from runs.engine.imports.writing import Action, RunWriter, Source, import_key, write_steps
 from runs.models import Run
@@ -140,3 +141,27 @@ def link_children(apps: list[AppDir]) -> None:
             Run.objects.filter(import_key=child_key, spawned_by__isnull=True).update(
                 spawned_by_id=spawner, spawned_sequence_id=app.spawner.sequence_id
             )
+
+
+def import_persister(
+    url: str, table: str, *, pipeline: str | None = None, app_id: str | None = None
+) -> ImportReport:
+    """Import the apps a Burr state persister wrote into ``table`` of the database at
+    ``url``: one run per (partition key, app id)."""
+    db = database(url, table)
+    report = ImportReport()
+    for app, app_steps in persisted_apps(db):
+        if app_id is not None and app.app_id != app_id:
+            continue
+        project = app.partition_key or table
+        source = Source(
+            key=import_key("persister", db.location, table, app.partition_key, app.app_id),
+            pipeline=(pipeline or project)[:100],
+            imported_from={"path": db.location, "project": project, "app_id": app.app_id},
+            calls_logged=False,
+        )
+        try:
+            report.count(write_steps(source, app_steps))
+        except LogError as exc:
+            report.errors.append(exc)
+    return report

@@ -108,9 +108,7 @@ class AppDir:
 
     def condition(self, source: str, target: str) -> str:
         """The label of the transition ``source`` → ``target`` (the first that matches)."""
-        return next(
-            (c for a, b, c in self.transitions if a == source and b == target), "default"
-        )
+        return next((c for a, b, c in self.transitions if a == source and b == target), "default")
 
     def writes(self, action: str) -> list[str]:
         return list(self.actions.get(action, {}).get("writes", []))
@@ -135,7 +133,9 @@ def _pointer(value: Any, path: Path) -> Pointer | None:
     if not isinstance(value, dict) or not isinstance(value.get("app_id"), str):
         raise LogError(path, None, "a parent pointer without an app_id")
     seq = value.get("sequence_id")
-    return Pointer(value["app_id"], seq if isinstance(seq, int) else None, value.get("partition_key"))
+    return Pointer(
+        value["app_id"], seq if isinstance(seq, int) else None, value.get("partition_key")
+    )
 
 
 def read_app(path: Path, project: str) -> AppDir:

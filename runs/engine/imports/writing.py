@@ -241,7 +241,7 @@ class RunWriter:
         self._rows.append((node, row, edge))
         while len(self.turns) < step.sequence_id:
             self.turns.append({"inputs": {}})
-        self.turns[step.sequence_id:] = [{"inputs": inputs["inputs"]}]
+        self.turns[step.sequence_id :] = [{"inputs": inputs["inputs"]}]
         self.previous, self.last_seq = step.action, step.sequence_id
         if after is not None:
             self.before = after
@@ -281,7 +281,9 @@ class RunWriter:
         run = self.run
         if run is None or (not self.added and open_step is None and run.is_finished):
             return  # nothing new: an import of the same source changes nothing
-        actions = sorted({*run.halt.get("after", []), *self.source.actions, self.previous or ""} - {""})
+        actions = sorted(
+            {*run.halt.get("after", []), *self.source.actions, self.previous or ""} - {""}
+        )
         fields: dict[str, Any] = {
             "turns": self.turns,
             "halt": {"after": actions, "before": []},
