@@ -83,7 +83,7 @@ def _in_order(apps: list[AppDir]) -> list[AppDir]:
 def import_app(app: AppDir, pipeline: str | None, origin: Path, *, following: bool = False):
     return write_steps(
         tracker_source(app, pipeline, origin),
-        (step for step, _ in steps(app)),
+        (step for step, _ in steps(app, following=following)),
         following=following,
     )
 

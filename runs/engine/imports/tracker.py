@@ -187,11 +187,15 @@ def _record(raw: bytes, path: Path, number: int) -> dict[str, Any]:
     return record
 
 
-def steps(app: AppDir, *, after: int = -1, offset: int = 0) -> Iterator[tuple[Step, int]]:
+def steps(
+    app: AppDir, *, after: int = -1, offset: int = 0, following: bool = False
+) -> Iterator[tuple[Step, int]]:
     """The finished steps of ``app``'s log whose sequence id is above ``after``, each with the
     byte offset just past its ``end_entry`` (``--follow`` reads on from there). A step begun
     but not ended is handed on last, unfinished, with the offset of its ``begin_entry``. Reading
-    starts at byte ``offset`` (the start of a line)."""
+    starts at byte ``offset`` (the start of a line). A last line without its newline is one
+    being written when ``following`` (read again at the next look), else a truncated line,
+    read — and reported if it is not whole."""
     path = app.log
     open_step: Step | None = None
     open_at = offset
@@ -203,8 +207,8 @@ def steps(app: AppDir, *, after: int = -1, offset: int = 0) -> Iterator[tuple[St
         position = offset
         for raw in f:
             number += 1
-            if not raw.endswith(b"\n"):
-                break  # a line still being written: read again later (follow), or reported
+            if following and not raw.endswith(b"\n"):
+                break  # a line still being written: read again at the next look
             begin, position = position, position + len(raw)
             if not raw.strip():
                 continue
