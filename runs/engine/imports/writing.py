@@ -149,9 +149,12 @@ class RunWriter:
 
     def _initial_state(self, first: Step) -> dict[str, Any]:
         """The state the app started from: its parent's for a fork; else, as no log holds it,
-        the state after the first step without what that step writes."""
+        the state after the first step without what that step writes — or, with no graph
+        to say what it writes, nothing (its output is then the whole state it left)."""
         if self.source.parent is not None:
             return dict(self.source.parent.inputs)
+        if first.action not in self.source.actions:
+            return {}  # no graph (a persister's rows): what the first step wrote is unknown
         writes = set(self.source.action(first.action).writes)
         return {k: v for k, v in semantic(first.state).items() if k not in writes}
 
