@@ -307,12 +307,20 @@ def format_run(data: dict[str, Any]) -> str:
         )
     elif data["fork"]:
         lines.append("override  none (unchanged replay)")
+    if data.get("imported_from"):
+        origin = data["imported_from"]
+        lines.append(f"imported  {origin['project']}/{origin['app_id']} from {origin['path']}")
+    if data.get("spawned_by"):
+        lines.append(
+            f"spawned   by run {data['spawned_by']['run']} at step {data['spawned_by']['sequence_id']}"
+        )
+    width = max([10, *(len(node["name"]) for node in data["nodes"])])
     lines.append(
-        f"{'step':>4}  {'node':<10} {'kind':<4}  {'status':<9} {'source':<12} {'tokens':>6}  sha256"
+        f"{'step':>4}  {'node':<{width}} {'kind':<4}  {'status':<9} {'source':<12} {'tokens':>6}  sha256"
     )
     for node in data["nodes"]:
         lines.append(
-            f"{node['sequence_id']:>4}  {node['name']:<10} {node['kind']:<4}  {node['status']:<9} "
+            f"{node['sequence_id']:>4}  {node['name']:<{width}} {node['kind']:<4}  {node['status']:<9} "
             f"{node['cache_source']:<12} {node['total_tokens']:>6}  {(node['output_sha256'] or '-')[:16]}"
         )
     totals = data["totals"]
