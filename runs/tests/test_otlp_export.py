@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import subprocess
 import sys
 import threading
@@ -25,6 +26,7 @@ from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.forks import create_fork
 from runs.engine.forking.replays import create_replay
+from runs.engine.providers.simulator import Simulator
 from runs.engine.telemetry import otlp
 from runs.models import Run
 from runs.tests import transport_apps
@@ -370,3 +372,47 @@ def test_a_good_endpoint_is_read_without_its_trailing_slash(monkeypatch):
     assert env_collector_url("REWIND_OTLP_ENDPOINT") == "https://otel.example.com:4318"
     monkeypatch.delenv("REWIND_OTLP_ENDPOINT")
     assert env_collector_url("REWIND_OTLP_ENDPOINT") == ""
+
+
+SECRET = "sk-test-SECRET1234567890abcdef"  # the recorded program's key: never exported
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_program_recorded_with_rewind_hooks_is_exported_without_its_key(
+    rewind_settings, tmp_path
+):
+    from runs.tests.test_program_recording import CHATBOT, PROGRAM
+
+    script = tmp_path / "my_agent.py"
+    script.write_text(PROGRAM)
+    with Simulator().serve() as url, Receiver().serve() as receiver:
+        env = {
+            **os.environ,
+            "DATABASE_URL": subprocess_database_url(),
+            "REWIND_PIPELINES": f"chatbot={CHATBOT}.application",
+            "OPENAI_BASE_URL": url,
+            "OPENAI_API_KEY": SECRET,
+            "HOME": str(tmp_path),
+            "PYTHONPATH": str(PROJECT_ROOT),
+            "REWIND_OTLP_ENDPOINT": receiver.url,
+            "REWIND_OTLP_CONTENT": "1",  # even with content, the key stays home
+        }
+        done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+
+    run = Run.objects.get()
+    spans = receiver.trace_of(run)
+    # Each of the two turns ended the run (and exported it); the ids are the run's, so the
+    # second export repeats the first turn's spans with the same ids: a collector folds them.
+    distinct = {s["id"]: s for s in spans}
+    root, children = _by_parent(list(distinct.values()))
+    assert root["attributes"]["rewind.provider"] == "app"
+    steps = sorted(children[root["id"]], key=lambda s: s["attributes"]["rewind.sequence_id"])
+    assert [s["name"] for s in steps] == [n.name for n in run.nodes.order_by("sequence_id")]
+    calls = [c for s in steps for c in children.get(s["id"], []) if c["name"].startswith("chat ")]
+    assert len(calls) == 4
+    assert all(c["attributes"]["gen_ai.usage.input_tokens"] > 0 for c in calls)
+    assert all(c["attributes"]["gen_ai.prompt.0.content"] for c in calls)
+    assert SECRET.encode() not in b"".join(receiver.bodies)
+    assert SECRET not in done.stderr + done.stdout
