@@ -133,3 +133,34 @@ def env_json_object(name: str) -> dict:
     if not isinstance(value, dict):
         raise ImproperlyConfigured(f"{name}: {where} must hold a JSON object")
     return value
+
+
+def env_collector_url(name: str) -> str:
+    """An OpenTelemetry collector's base URL (``http://host:4318``), or "" when unset: http or
+    https with a host, no query or fragment, no user:password (a collector's credentials go in
+    ``OTEL_EXPORTER_OTLP_HEADERS``, which the exporter reads). The trailing ``/`` is dropped."""
+    from urllib.parse import urlsplit
+
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return ""
+    try:
+        parts = urlsplit(raw)
+        parts.port  # noqa: B018 — raises on a port that is not a number
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"{name} must be an http(s) URL like http://127.0.0.1:4318"
+        ) from None
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise ImproperlyConfigured(
+            f"{name} must be an http or https URL with a host, like http://127.0.0.1:4318 "
+            f"(got scheme {parts.scheme or 'none'!r})"
+        )
+    if "@" in parts.netloc:
+        raise ImproperlyConfigured(
+            f"{name} must not carry a user or password; put a collector's credentials in "
+            "OTEL_EXPORTER_OTLP_HEADERS"
+        )
+    if parts.query or parts.fragment:
+        raise ImproperlyConfigured(f"{name} must not have a query or a fragment")
+    return raw.rstrip("/")

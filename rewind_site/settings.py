@@ -15,6 +15,7 @@ from django.utils.csp import CSP
 
 from rewind_site.env import (
     env_bool,
+    env_collector_url,
     env_float,
     env_int,
     env_json_object,
@@ -289,3 +290,8 @@ REWIND_STREAMS_TOTAL = env_int("REWIND_STREAMS_TOTAL", 200, minimum=1, maximum=1
 REWIND_OVERRIDE_MAX_BYTES = int(
     env_float("REWIND_OVERRIDE_MAX_BYTES", 65536, minimum=16, maximum=10_000_000)
 )
+# OpenTelemetry export (runs.engine.telemetry): every finished run is sent as a trace to
+# <REWIND_OTLP_ENDPOINT>/v1/traces (OTLP/HTTP, protobuf). Unset: nothing is exported. Prompt and
+# completion text go out only with REWIND_OTLP_CONTENT=1; a credential never does.
+REWIND_OTLP_ENDPOINT = env_collector_url("REWIND_OTLP_ENDPOINT")
+REWIND_OTLP_CONTENT = env_bool("REWIND_OTLP_CONTENT", False)

@@ -37,6 +37,7 @@ from runs.engine.execution.recorder import (
 )
 from runs.engine.execution.watch import RunStopped, run_steps, step_timeout
 from runs.engine.forking.overrides import effective_overrides
+from runs.engine.telemetry import export_run
 from runs.hashing import content_sha256, trajectory_sha256
 from runs.models import BurrState, Node, Run
 
@@ -291,6 +292,8 @@ def _stopped(run: Run, ctx: RunContext, recorder: StepRecorder, stopped: RunStop
     _count_hits(ctx)
     if not stopped.cancelled:
         finish_run(run, Run.Status.FAILED, error=str(stopped), warnings=ctx.warnings)
+    else:
+        export_run(run.pk)  # cancelled: as its cancel left it, exported all the same
 
 
 def _count_hits(ctx: RunContext | None) -> None:
@@ -321,6 +324,9 @@ def finish_run(
         if artifact is not None:
             fields["artifact_path"], fields["artifact_sha256"] = artifact
     Run.objects.finish(run.pk, status, **fields)
+    # Every run ends here (executed, forked, replayed, recorded by a program): with
+    # REWIND_OTLP_ENDPOINT set it leaves as a trace — queued, never waited on; unset, a no-op.
+    export_run(run.pk)
 
 
 def _steps(run: Run) -> list[Node]:
