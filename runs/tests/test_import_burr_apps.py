@@ -17,7 +17,11 @@ from runs.engine.execution.runner import execute_run
 from runs.engine.forking.forks import create_fork
 from runs.engine.imports.service import import_path
 from runs.models import Node, Run
-from runs.tests.test_burr_apps import _loopback, apps, provider  # noqa: F401 — fixtures
+from runs.tests import test_burr_apps as burr_apps
+
+# The shipped examples' fixtures (simulator on loopback, the apps registered; no connection
+# beyond loopback), shared.
+apps, provider, _loopback = burr_apps.apps, burr_apps.provider, burr_apps._loopback
 
 DEMO = Path(burr.__file__).parent / "tracking" / "server" / "demo_data"
 
@@ -29,9 +33,7 @@ def test_a_shipped_chatbot_log_is_forked_through_the_registered_chatbot(provider
     decide = [n for n in steps if n.name == "decide_mode"]
     assert len(decide) >= 2
     provider.start()
-    fork = execute_run(
-        create_fork(source, "decide_mode#2", "writes.mode", "answer_question").pk
-    )
+    fork = execute_run(create_fork(source, "decide_mode#2", "writes.mode", "answer_question").pk)
     assert fork.status == Run.Status.COMPLETED, fork.error
     forked = list(fork.nodes.order_by("sequence_id"))
     at = decide[1].sequence_id
@@ -109,9 +111,7 @@ def _program(tmp_path: Path, provider, text: str, *args: str) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_tracked_program_imports_with_the_hashes_rewind_recorded_and_its_fork(
-    provider, tmp_path
-):
+def test_a_tracked_program_imports_with_the_hashes_rewind_recorded_and_its_fork(provider, tmp_path):
     provider.start()
     storage = tmp_path / "burr"
     _program(tmp_path, provider, PROGRAM, str(storage))

@@ -61,7 +61,11 @@ def test_a_sqlite_persister_database_imports_one_run_per_app(db, burr_db):
     report = json.loads(out.getvalue())
     assert len(report["imported"]) == 2 and report["errors"] == []
     five = Run.objects.get(imported_from__app_id="five")
-    assert five.imported_from == {"path": str(burr_db.resolve()), "project": "team", "app_id": "five"}
+    assert five.imported_from == {
+        "path": str(burr_db.resolve()),
+        "project": "team",
+        "app_id": "five",
+    }
     steps = list(five.nodes.order_by("sequence_id"))
     assert [n.name for n in steps] == ["counter"] * 5 + ["finish"]
     # No graph: the first step's output is the state it left, each other step's what changed.
@@ -71,7 +75,9 @@ def test_a_sqlite_persister_database_imports_one_run_per_app(db, burr_db):
     with sqlite3.connect(burr_db) as conn:
         rows = dict(conn.execute(
             "SELECT sequence_id, state FROM burr_state WHERE app_id='five'").fetchall())  # fmt: skip
-    mine = {r.sequence_id: json.loads(r.state) for r in BurrState.objects.filter(app_id=str(five.pk))}
+    mine = {
+        r.sequence_id: json.loads(r.state) for r in BurrState.objects.filter(app_id=str(five.pk))
+    }
     assert mine == {seq: json.loads(state) for seq, state in rows.items()}
     assert five.status == Run.Status.COMPLETED and five.trajectory_sha256
     # Again: nothing new.
@@ -123,9 +129,7 @@ def test_a_postgresql_persister_table_imports(burr_db):
         report = import_persister(subprocess_database_url(), "pg_burr_state")
         assert report.errors == [] and len(report.imported) == 2
         three = Run.objects.get(imported_from__app_id="three")
-        assert [n.name for n in three.nodes.order_by("sequence_id")] == ["counter"] * 3 + [
-            "finish"
-        ]
+        assert [n.name for n in three.nodes.order_by("sequence_id")] == ["counter"] * 3 + ["finish"]
         assert "@" not in three.imported_from["path"] or ":" not in three.imported_from[
             "path"].split("@")[0].removeprefix("postgresql://")  # fmt: skip
         assert import_persister(subprocess_database_url(), "pg_burr_state").imported == []

@@ -76,7 +76,9 @@ def test_every_demo_run_imports_with_its_steps_and_states(demo):
 def test_a_steps_output_is_what_it_wrote_hashed_like_a_recorded_step(demo):
     run = imported("demo_counter", "count-to-10")
     steps = list(run.nodes.order_by("sequence_id"))
-    ends = [e for e in log_entries(DEMO / "demo_counter" / "count-to-10") if e["type"] == "end_entry"]
+    ends = [
+        e for e in log_entries(DEMO / "demo_counter" / "count-to-10") if e["type"] == "end_entry"
+    ]
     for node, end in zip(steps, ends, strict=True):
         state = {k: v for k, v in end["state"].items() if not k.startswith(FRAMEWORK_PREFIX)}
         graph = json.loads((DEMO / "demo_counter" / "count-to-10" / "graph.json").read_text())

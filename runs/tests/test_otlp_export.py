@@ -416,3 +416,33 @@ def test_a_program_recorded_with_rewind_hooks_is_exported_without_its_key(
     assert all(c["attributes"]["gen_ai.prompt.0.content"] for c in calls)
     assert SECRET.encode() not in b"".join(receiver.bodies)
     assert SECRET not in done.stderr + done.stdout
+
+
+def test_an_imported_run_is_exported_with_its_calls_once(collector, db):
+    """An imported run (issue 18) reaches the collector like any run: the GenAI spans of Burr's
+    log are its calls; importing it again sends nothing more."""
+    from pathlib import Path
+
+    import burr
+
+    from runs.engine.imports.service import import_path
+
+    app_dir = Path(burr.__file__).parent / "tracking/server/demo_data/demo_chatbot_with_traces"
+    report = import_path(app_dir / "chat-1-giraffe")
+    assert otlp.flush()
+    run = Run.objects.get(pk=report.imported[0])
+    root, children = _by_parent(collector.trace_of(run))
+    steps = list(run.nodes.order_by("sequence_id"))
+    step_spans = sorted(children[root["id"]], key=lambda s: s["attributes"]["rewind.sequence_id"])
+    assert [s["name"] for s in step_spans] == [n.name for n in steps]
+    for step, span in zip(steps, step_spans, strict=True):
+        if step.kind == "llm":
+            calls = children[span["id"]]
+            assert len(calls) == len(step.calls)
+            assert sum(c["attributes"]["gen_ai.usage.input_tokens"] for c in calls) == (
+                step.prompt_tokens
+            )
+            assert calls[0]["attributes"]["gen_ai.request.model"] == step.model_requested
+    received = len(collector.bodies)
+    assert import_path(app_dir / "chat-1-giraffe").imported == []
+    assert otlp.flush() and len(collector.bodies) == received

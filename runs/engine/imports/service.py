@@ -12,6 +12,7 @@ from runs.engine.errors import InputError
 from runs.engine.imports.persisters import database, persisted_apps
 from runs.engine.imports.tracker import AppDir, LogError, app_dirs, read_app, steps
 from runs.engine.imports.writing import Action, RunWriter, Source, import_key, write_steps
+from runs.engine.telemetry import export_run
 from runs.models import Run
 
 
@@ -31,6 +32,11 @@ class ImportReport:
         }
 
     def count(self, writer: RunWriter) -> None:
+        """Count what ``writer`` did (committed) and send a run that changed and is not
+        still being followed to the OpenTelemetry collector, if one is configured."""
+        if (writer.created or writer.added) and writer.run is not None:
+            if writer.finished:
+                export_run(writer.run.pk)
         if writer.created:
             self.imported.append(writer.run.pk)
         elif writer.added:

@@ -99,6 +99,7 @@ class RunWriter:
         self.started: datetime | None = None
         self.ended: datetime | None = None
         self._rows: list[tuple[Node, BurrState, Edge | None]] = []
+        self.finished = False  # the run ended (completed, failed or interrupted), not followed
         if self.run is not None:
             self._resume()
 
@@ -298,6 +299,7 @@ class RunWriter:
         elif self.llm_steps and NO_CALLS in warnings:
             warnings.remove(NO_CALLS)
         fields["warnings"] = warnings
+        self.finished = open_step is None or not following
         if open_step is not None:
             status = Run.Status.RUNNING if following else Run.Status.INTERRUPTED
             error = "" if following else (
