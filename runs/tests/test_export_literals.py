@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from runs.engine.analysis.export import _changed_literal, _expected_literal, _inline
+from runs.engine.analysis.export import _changed_literal, _expected_literal, inline
 
 HOSTILE = [
     float("nan"),
@@ -26,7 +26,7 @@ HOSTILE = [
 
 @pytest.mark.parametrize("value", HOSTILE, ids=repr)
 def test_an_inline_literal_evaluates_back_to_its_value(value):
-    source = _inline(value)
+    source = inline(value)
     compile(source, "<export>", "eval")
     got = eval(source, {"__builtins__": {"float": float}})  # noqa: S307 — our own output
     assert _same(got, value)
