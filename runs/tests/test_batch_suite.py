@@ -22,7 +22,6 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.core.management.base import CommandError
 
 from runs.engine.analysis.batches import (
     BatchRequest,
@@ -34,7 +33,7 @@ from runs.engine.analysis.batches import (
 from runs.engine.analysis.batches.suite import build_suite
 from runs.engine.execution.runner import execute_run
 from runs.models import Batch, Run
-from runs.tests.test_export import fails, fixture_of, rewrite, run_pytest
+from runs.tests.test_export import export_error, fails, fixture_of, rewrite, run_pytest
 
 pytestmark = pytest.mark.django_db
 
@@ -56,14 +55,6 @@ def export_batch(batch: Batch, out: Path) -> str:
     stdout = io.StringIO()
     call_command("rewind_export", "--batch", str(batch.pk), "--out", str(out), stdout=stdout)
     return stdout.getvalue()
-
-
-def export_error(*args: str) -> str:
-    with pytest.raises(CommandError) as caught:
-        call_command("rewind_export", *args, stdout=io.StringIO(), stderr=io.StringIO())
-    message = str(caught.value)
-    assert message and "\n" not in message, message
-    return message
 
 
 def edit_best_group(data: dict[str, Any], fork: int) -> tuple[str, str]:

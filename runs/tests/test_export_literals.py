@@ -16,7 +16,7 @@ HOSTILE = [
     float("-inf"),
     -0.0,
     1e308,
-    "it's \"quoted\"\n\ttabbed \\ back",
+    'it\'s "quoted"\n\ttabbed \\ back',
     "naïve — ünïcode ✓ \u2028 line separator",
     "\ud800 a lone surrogate",
     {"nested": [float("nan"), {"deeper": float("-inf")}], "ok": 1},
@@ -47,7 +47,9 @@ def test_the_changed_fields_and_the_expectations_load_with_nan_in_them():
 
 def _same(a, b) -> bool:
     if isinstance(a, float) and isinstance(b, float):
-        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+        return (math.isnan(a) and math.isnan(b)) or (
+            a == b and math.copysign(1, a) == math.copysign(1, b)
+        )
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):

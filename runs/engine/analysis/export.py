@@ -118,17 +118,25 @@ class ExportError(RewindError):
 
 @dataclass(frozen=True)
 class ExportFiles:
-    """The two files of an export: ``test_name`` (pytest) and ``fixture_name`` (JSON)."""
+    """The two files of an export, named after ``stem``: ``test_name`` (pytest) and
+    ``fixture_name`` (JSON, ``fixture_file(stem)``: the test source names it)."""
 
-    test_name: str
-    fixture_name: str
+    stem: str
     test_source: str
     fixture: dict[str, Any]
 
     @property
+    def test_name(self) -> str:
+        return f"test_{self.stem}.py"
+
+    @property
+    def fixture_name(self) -> str:
+        return fixture_file(self.stem)
+
+    @property
     def folder(self) -> str:
         """The folder a download unpacks into."""
-        return self.fixture_name.removesuffix(".json").replace("_", "-")
+        return self.stem.replace("_", "-")
 
     def files(self) -> dict[str, bytes]:
         fixture = json.dumps(self.fixture, indent=1, ensure_ascii=False)
@@ -159,7 +167,7 @@ def build_export(run: Run, against: Run | None = None) -> Export:
             )
     fixture = _fixture(run, against, replayed)
     stem = f"rewind_run_{run.pk}" + (f"_against_{against.pk}" if against is not None else "")
-    fixture_name = f"{stem}.json"
+    fixture_name = fixture_file(stem)
     expected = {
         each.pk: {
             "trajectory_sha256": each.trajectory_sha256,
@@ -178,14 +186,11 @@ def build_export(run: Run, against: Run | None = None) -> Export:
 
         changed = changed_fields(diff_runs(against, run))
     source = _test_source(run, against, fixture_name, expected, changed)
-    return Export(
-        test_name=f"test_{stem}.py",
-        fixture_name=fixture_name,
-        test_source=source,
-        fixture=fixture,
-        run=run.pk,
-        against=against.pk if against else None,
-    )
+    return Export(stem, source, fixture, run.pk, against.pk if against else None)
+
+
+def fixture_file(stem: str) -> str:
+    return f"{stem}.json"
 
 
 def changed_fields(diff: dict[str, Any]) -> list[dict[str, Any]]:

@@ -30,6 +30,7 @@ from runs.engine.analysis.export import (
     HARNESS_RUNNER,
     ExportError,
     ExportFiles,
+    fixture_file,
     fixture_tables,
     inline,
 )
@@ -70,7 +71,7 @@ def build_suite(batch: Batch) -> Suite:
     if not forks:
         raise ExportError(f"no fork of batch {batch.pk} completed; there is nothing to assert")
     stem = f"rewind_batch_{batch.pk}"
-    fixture_name = f"{stem}.json"
+    fixture_name = fixture_file(stem)
     fixture = {"format": FORMAT, "batch": batch.pk, **fixture_tables(forks)}
     skipped = sum(1 for row in sources.values() if row["skip"])
     source = SUITE_FILE.substitute(
@@ -81,15 +82,7 @@ def build_suite(batch: Batch) -> Suite:
         sources=_sources_literal(sources),
         tests="".join(TEST_SOURCE.substitute(test=name) for name in sources),
     )
-    return Suite(
-        test_name=f"test_{stem}.py",
-        fixture_name=fixture_name,
-        test_source=source,
-        fixture=fixture,
-        batch=batch.pk,
-        tests=len(sources),
-        skipped=skipped,
-    )
+    return Suite(stem, source, fixture, batch.pk, len(sources), skipped)
 
 
 def _test_name(source: SourceResult, several: bool) -> str:
