@@ -53,6 +53,7 @@ urlpatterns = [
     path("grids/<int:grid_id>/", grids.grid_detail, name="grid-detail"),
     path("batches/", batches.batch_list, name="batch-list"),
     path("batches/<int:batch_id>/", batches.batch_detail, name="batch-detail"),
+    path("batches/<int:batch_id>/export/", exports.batch_export, name="batch-export"),
     path("compare/", compare.compare_pick, name="compare-pick"),
     path("compare/<int:run_a>/<int:run_b>/", compare.compare, name="compare"),
     path("compare/<int:run_a>/<int:run_b>/bisect/", bisect.bisect_page, name="compare-bisect"),

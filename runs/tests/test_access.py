@@ -63,6 +63,7 @@ ROUTES = [
     Route("node-batch", "/runs/{run}/nodes/0/batch/", "POST", "login"),
     Route("batch-list", "/batches/", "GET", "login"),
     Route("batch-detail", "/batches/1/", "GET", "login"),
+    Route("batch-export", "/batches/1/export/", "GET", "login"),
     Route("grid-list", "/grids/", "GET", "login"),
     Route("grid-detail", "/grids/1/", "GET", "login"),
     Route("settings", "/settings/", "GET", "login"),
@@ -145,8 +146,9 @@ def test_a_signed_in_user_reaches_every_page(research_run, django_user_model):
     client.force_login(django_user_model.objects.create_user("analyst"))
     for route in ROUTES:
         # The event stream never ends; a grid page needs a grid (test_grid_page.py has them),
-        # a batch page a batch (test_batch_views.py).
-        if route.method != "GET" or route.name in {"run-events", "grid-detail", "batch-detail"}:
+        # a batch page and its download a batch (test_batch_views.py, test_batch_suite.py).
+        skipped = {"run-events", "grid-detail", "batch-detail", "batch-export"}
+        if route.method != "GET" or route.name in skipped:
             continue
         response = client.get(url(route, research_run))
         if route.name == "compare":  # a run against itself: the picker says so (400)

@@ -45,9 +45,10 @@ def export(tmp_path: Path, *args: str) -> Path:
     return out
 
 
-def run_pytest(directory: Path, home: Path) -> subprocess.CompletedProcess:
-    """``pytest DIRECTORY`` as a user would run it, in an environment with nothing of Rewind's
-    configuration: no settings module, no database URL, no Rewind or OpenAI variables."""
+def run_pytest(directory: Path, home: Path, *options: str) -> subprocess.CompletedProcess:
+    """``pytest DIRECTORY [OPTIONS]`` as a user would run it, in an environment with nothing
+    of Rewind's configuration: no settings module, no database URL, no Rewind or OpenAI
+    variables."""
     env = {
         name: value
         for name, value in os.environ.items()
@@ -56,7 +57,7 @@ def run_pytest(directory: Path, home: Path) -> subprocess.CompletedProcess:
     }
     env["HOME"] = str(home)  # Burr's example factories keep a tracker under ~/.burr
     return subprocess.run(
-        [sys.executable, "-m", "pytest", str(directory), "-q", "-p", "no:cacheprovider"],
+        [sys.executable, "-m", "pytest", str(directory), "-q", "-p", "no:cacheprovider", *options],
         cwd=directory.parent,
         env=env,
         capture_output=True,

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from runs.engine.analysis.export import _changed_literal, _expected_literal, _inline
+from runs.engine.analysis.export import _changed_literal, _expected_literal, inline
 
 HOSTILE = [
     float("nan"),
@@ -16,7 +16,7 @@ HOSTILE = [
     float("-inf"),
     -0.0,
     1e308,
-    "it's \"quoted\"\n\ttabbed \\ back",
+    'it\'s "quoted"\n\ttabbed \\ back',
     "naïve — ünïcode ✓ \u2028 line separator",
     "\ud800 a lone surrogate",
     {"nested": [float("nan"), {"deeper": float("-inf")}], "ok": 1},
@@ -26,7 +26,7 @@ HOSTILE = [
 
 @pytest.mark.parametrize("value", HOSTILE, ids=repr)
 def test_an_inline_literal_evaluates_back_to_its_value(value):
-    source = _inline(value)
+    source = inline(value)
     compile(source, "<export>", "eval")
     got = eval(source, {"__builtins__": {"float": float}})  # noqa: S307 — our own output
     assert _same(got, value)
@@ -47,7 +47,9 @@ def test_the_changed_fields_and_the_expectations_load_with_nan_in_them():
 
 def _same(a, b) -> bool:
     if isinstance(a, float) and isinstance(b, float):
-        return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+        return (math.isnan(a) and math.isnan(b)) or (
+            a == b and math.copysign(1, a) == math.copysign(1, b)
+        )
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):

@@ -32,7 +32,7 @@ from runs.engine.forking.overrides import current_fields
 from runs.forms import field_text
 from runs.models import Batch, Node, Run
 from runs.tasks import enqueue_run
-from runs.views.common import _get_node, _get_run, _go
+from runs.views.common import _get_batch, _get_node, _get_run, _go
 
 BATCHES_PER_PAGE = 25
 SOURCES_PER_PAGE = 50
@@ -71,13 +71,6 @@ class BatchForm(forms.Form):
             return tuple(parse_where(line) for line in lines)
         except RewindError as exc:
             raise forms.ValidationError(str(exc).replace("--where", "each line")) from None
-
-
-def _get_batch(batch_id: int) -> Batch:
-    try:
-        return Batch.objects.select_related("created_by").get(pk=batch_id)
-    except Batch.DoesNotExist:
-        raise Http404(f"no batch {batch_id}") from None
 
 
 @require_GET

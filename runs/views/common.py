@@ -18,7 +18,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from runs.budgets import BUDGET_STATUS, BudgetExceeded, open_within_budget
 from runs.engine.errors import RewindError
 from runs.engine.forking.forks import Fork, Opened
-from runs.models import Node, Run
+from runs.models import Batch, Node, Run
 from runs.tasks import enqueue_run
 
 
@@ -27,6 +27,13 @@ def _get_run(run_id: int) -> Run:
         return Run.objects.select_related("parent").get(pk=run_id)
     except Run.DoesNotExist:
         raise Http404(f"no run {run_id}") from None
+
+
+def _get_batch(batch_id: int) -> Batch:
+    try:
+        return Batch.objects.select_related("created_by").get(pk=batch_id)
+    except Batch.DoesNotExist:
+        raise Http404(f"no batch {batch_id}") from None
 
 
 def _get_node(run: Run, sequence_id: int) -> Node:

@@ -1,4 +1,5 @@
-"""A run exported as a test, downloaded as a zip: the files ``rewind_export`` writes."""
+"""A run exported as a test, or a finished batch as a regression suite, downloaded as a zip:
+the files ``rewind_export`` writes."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ from django import forms
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
-from runs.engine.analysis.export import build_export, zip_export
+from runs.engine.analysis.batches.suite import build_suite
+from runs.engine.analysis.export import ExportFiles, build_export, zip_export
 from runs.engine.errors import RewindError
 from runs.models import Run
-from runs.views.common import _get_run
+from runs.views.common import _get_batch, _get_run
 
 
 class ExportForm(forms.Form):
@@ -39,6 +41,21 @@ def run_export(request: HttpRequest, run_id: int) -> HttpResponse:
         export = build_export(run, form.cleaned_data["against"])
     except RewindError as exc:  # not completed, a row it needs is gone: nothing to download
         return HttpResponse(str(exc), status=409, content_type="text/plain")
+    return _download(export)
+
+
+@require_GET
+def batch_export(request: HttpRequest, batch_id: int) -> HttpResponse:
+    """``rewind_export --batch``'s files: one test per source run, one fixture."""
+    batch = _get_batch(batch_id)
+    try:
+        suite = build_suite(batch)
+    except RewindError as exc:  # not finished, nothing to assert, a row it needs is gone
+        return HttpResponse(str(exc), status=409, content_type="text/plain")
+    return _download(suite)
+
+
+def _download(export: ExportFiles) -> HttpResponse:
     return HttpResponse(
         zip_export(export),
         content_type="application/zip",

@@ -117,20 +117,26 @@ class ExportError(RewindError):
 
 
 @dataclass(frozen=True)
-class Export:
-    """The two files of an exported run: ``test_name`` (pytest) and ``fixture_name`` (JSON)."""
+class ExportFiles:
+    """The two files of an export, named after ``stem``: ``test_name`` (pytest) and
+    ``fixture_name`` (JSON, ``fixture_file(stem)``: the test source names it)."""
 
-    run: int
-    against: int | None
-    test_name: str
-    fixture_name: str
+    stem: str
     test_source: str
     fixture: dict[str, Any]
 
     @property
+    def test_name(self) -> str:
+        return f"test_{self.stem}.py"
+
+    @property
+    def fixture_name(self) -> str:
+        return fixture_file(self.stem)
+
+    @property
     def folder(self) -> str:
         """The folder a download unpacks into."""
-        return self.fixture_name.removesuffix(".json").replace("_", "-")
+        return self.stem.replace("_", "-")
 
     def files(self) -> dict[str, bytes]:
         fixture = json.dumps(self.fixture, indent=1, ensure_ascii=False)
@@ -138,6 +144,14 @@ class Export:
             self.test_name: self.test_source.encode("utf-8"),
             self.fixture_name: (fixture + "\n").encode("utf-8"),
         }
+
+
+@dataclass(frozen=True)
+class Export(ExportFiles):
+    """An exported run (and the run it is diffed ``against``)."""
+
+    run: int
+    against: int | None
 
 
 def build_export(run: Run, against: Run | None = None) -> Export:
@@ -153,7 +167,7 @@ def build_export(run: Run, against: Run | None = None) -> Export:
             )
     fixture = _fixture(run, against, replayed)
     stem = f"rewind_run_{run.pk}" + (f"_against_{against.pk}" if against is not None else "")
-    fixture_name = f"{stem}.json"
+    fixture_name = fixture_file(stem)
     expected = {
         each.pk: {
             "trajectory_sha256": each.trajectory_sha256,
@@ -172,9 +186,11 @@ def build_export(run: Run, against: Run | None = None) -> Export:
 
         changed = changed_fields(diff_runs(against, run))
     source = _test_source(run, against, fixture_name, expected, changed)
-    return Export(
-        run.pk, against.pk if against else None, f"test_{stem}.py", fixture_name, source, fixture
-    )
+    return Export(stem, source, fixture, run.pk, against.pk if against else None)
+
+
+def fixture_file(stem: str) -> str:
+    return f"{stem}.json"
 
 
 def changed_fields(diff: dict[str, Any]) -> list[dict[str, Any]]:
@@ -192,7 +208,7 @@ def changed_fields(diff: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def write_export(export: Export, out: Path) -> list[Path]:
+def write_export(export: ExportFiles, out: Path) -> list[Path]:
     """Write the export's files into ``out`` (created if missing); the paths written."""
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -206,9 +222,9 @@ def write_export(export: Export, out: Path) -> list[Path]:
     return written
 
 
-def zip_export(export: Export) -> bytes:
+def zip_export(export: ExportFiles) -> bytes:
     """The export as a zip holding one folder. Entries carry a fixed date, so the same run
-    always gives the same bytes."""
+    (or batch) always gives the same bytes."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, data in export.files().items():
@@ -231,14 +247,22 @@ def _row(obj: models.Model, fields: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _fixture(run: Run, against: Run | None, replayed: list[Run]) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "run": run.pk,
+        "against": against.pk if against is not None else None,
+        **fixture_tables(replayed),
+    }
+
+
+def fixture_tables(replayed: list[Run]) -> dict[str, Any]:
+    """What replaying each of ``replayed`` offline reads: the tables ``load_fixture`` (in the
+    exported file) loads into the throwaway database, and the pipelines to register."""
     ids = [each.pk for each in replayed]
     nodes = list(Node.objects.filter(run_id__in=ids).order_by("run_id", "sequence_id"))
     edges = list(Edge.objects.filter(run_id__in=ids).order_by("run_id", "sequence_id"))
     runs = _runs_needed(set(ids) | {n.src_run_id for n in nodes})
     return {
-        "format": FORMAT,
-        "run": run.pk,
-        "against": against.pk if against is not None else None,
         # The registry entry of each pipeline, so the test can set REWIND_PIPELINES.
         "pipelines": _registry({r.pipeline for r in runs}),
         "runs": [_row(r, RUN_FIELDS) for r in runs],
@@ -337,7 +361,7 @@ def _pinned_entries(nodes: list[Node]) -> dict[str, list[dict[str, Any]]]:
 # --------------------------------------------------------------------------- the test file
 
 
-def _inline(value: Any) -> str:
+def inline(value: Any) -> str:
     """Plain JSON data as a one-line Python literal that loads: JSON's ASCII string escapes are
     Python's (a lone surrogate included), and a float JSON would write as ``NaN`` or
     ``Infinity`` — names Python does not know — is written ``float("nan")``."""
@@ -346,9 +370,9 @@ def _inline(value: Any) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return f'float("{value}")'
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{_inline(str(k))}: {_inline(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{inline(str(k))}: {inline(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list | tuple):
-        return "[" + ", ".join(_inline(v) for v in value) + "]"
+        return "[" + ", ".join(inline(v) for v in value) + "]"
     return json.dumps(value)
 
 
@@ -357,11 +381,11 @@ def _expected_literal(expected: dict[int, dict[str, Any]]) -> str:
     for run, facts in expected.items():
         lines += [
             f"    {run}: {{",
-            f'        "trajectory_sha256": {_inline(facts["trajectory_sha256"])},',
-            f'        "artifact_sha256": {_inline(facts["artifact_sha256"])},',
+            f'        "trajectory_sha256": {inline(facts["trajectory_sha256"])},',
+            f'        "artifact_sha256": {inline(facts["artifact_sha256"])},',
             '        "steps": [',
             *(
-                f"            ({seq}, {_inline(name)}, {_inline(sha)}),"
+                f"            ({seq}, {inline(name)}, {inline(sha)}),"
                 for seq, name, sha in facts["steps"]
             ),
             "        ],",
@@ -377,9 +401,9 @@ def _changed_literal(changed: list[dict[str, Any]] | None) -> str:
     for change in changed:
         lines += [
             "    {",
-            f'        "node": {_inline(change["node"])},',
+            f'        "node": {inline(change["node"])},',
             '        "fields": [',
-            *(f"            {_inline(field)}," for field in change["fields"]),
+            *(f"            {inline(field)}," for field in change["fields"]),
             "        ],",
             "    },",
         ]
@@ -451,15 +475,16 @@ def test_run_${run}_differs_from_run_${against}_in_the_recorded_fields(replayed:
         )
 """)
 
-TEST_FILE = Template('''"""Rewind: $what replayed offline, as a test.
+# The parts of an exported test file that every export shares, in the order they stand in
+# the file: the imports and where the fixture is (HARNESS_HEAD, then the export's own
+# constants), the module fixture ``replayed`` that runs the child process (HARNESS_RUNNER, then
+# the export's tests and checks), the child's environment, refused sockets and throwaway
+# database loaded from the fixture (HARNESS_CHILD, then the export's ``replay_offline``) and
+# the entry point of the child (HARNESS_MAIN). Each needs ``$fixture``, the fixture's name.
+# A batch's suite (batches/suite.py) is built from the same parts.
 
-Made by: python manage.py $command
-Fixture: $fixture
 
-$about
-"""
-
-from __future__ import annotations
+HARNESS_HEAD = """from __future__ import annotations
 
 import importlib.util
 import json
@@ -473,15 +498,10 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 FIXTURE = HERE / "$fixture"
-RUN = $run
-AGAINST = $against
-# Per replayed run: its steps as [sequence id, name, output sha256], its trajectory and
-# artifact hashes, as recorded.
-EXPECTED = $expected
-# The leaves that differ from run AGAINST to run RUN, step by step (`rewind_diff AGAINST RUN`).
-CHANGED = $changed
+"""
 
-TIMEOUT_SECONDS = 900
+
+HARNESS_RUNNER = '''TIMEOUT_SECONDS = 900
 # The endpoint a provider client is pointed at: nothing answers there, and sockets are refused
 # anyway. A call that misses the recorded answers fails its step instead of reaching anything.
 NOWHERE = "http://127.0.0.1:9/v1"
@@ -508,7 +528,130 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> dict:
             pytrace=False,
         )
     return json.loads(result.read_text(encoding="utf-8"))
-$tests
+'''
+
+
+HARNESS_CHILD = '''# --- the child process: a throwaway database, the fixture, the replays -------------------------
+
+
+def environment(work: Path) -> dict[str, str]:
+    """The child's environment: its own database and artifact folder, the pipelines the
+    fixture names, a provider endpoint where nothing answers and no key of yours."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name in KEPT or not name.startswith(("REWIND_", "OPENAI_", "DJANGO_"))
+    }
+    for name in ("DATABASE_URL", "SECRET_KEY", "DEBUG"):
+        env.pop(name, None)
+    fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    # Rewind as this process finds it (installed, or on this process's path).
+    found = [importlib.util.find_spec(name) for name in ("runs", "rewind_site")]
+    if not all(spec and spec.origin for spec in found):
+        pytest.fail("Rewind is not importable here: install it (pip install -e <rewind>)", pytrace=False)
+    roots = {str(Path(spec.origin).parent.parent) for spec in found}
+    env.update(
+        DJANGO_SETTINGS_MODULE="rewind_site.settings",
+        DATABASE_URL=f"sqlite:///{work / 'rewind.sqlite3'}",
+        REWIND_ARTIFACT_DIR=str(work / "artifacts"),
+        REWIND_PIPELINES=",".join(f"{k}={v}" for k, v in fixture["pipelines"].items()),
+        REWIND_LLM_PRESET="custom",
+        REWIND_LLM_BASE_URL=NOWHERE,
+        REWIND_LLM_RETRIES="0",
+        REWIND_LLM_TIMEOUT="5",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        # A Burr app's own client may insist on a key and a URL to be built; neither is used.
+        OPENAI_API_KEY="sk-rewind-offline-replay",
+        OPENAI_BASE_URL=NOWHERE,
+        PYTHONPATH=os.pathsep.join([*sorted(roots), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+    )
+    return env
+
+
+def refuse_sockets() -> None:
+    """No connection and no name lookup: a replay reads recorded answers only."""
+    import socket
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("network access is refused in an offline Rewind replay")
+
+    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def connect(sock: socket.socket, address: object) -> None:
+        if sock.family != socket.AF_UNIX:
+            refuse()
+        return real_connect(sock, address)
+
+    def connect_ex(sock: socket.socket, address: object) -> int:
+        if sock.family != socket.AF_UNIX:
+            refuse()
+        return real_connect_ex(sock, address)
+
+    socket.socket.connect = connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
+    socket.getaddrinfo = refuse  # type: ignore[assignment]
+    socket.gethostbyname = refuse  # type: ignore[assignment]
+
+
+def load_fixture(fixture_path: Path) -> dict:
+    """Sockets refused, Django set up on the throwaway database (migrated), the fixture's rows
+    loaded into it: what a replay reads. The fixture, as read."""
+    refuse_sockets()
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import transaction
+
+    from runs.models import BurrState, Edge, LLMCacheEntry, Node, Run, ToolCacheEntry
+
+    call_command("migrate", verbosity=0, interactive=False)
+    fixture = json.loads(fixture_path.read_text(encoding="utf-8"))
+    tables = [
+        (Run, "runs"),
+        (Node, "nodes"),
+        (Edge, "edges"),
+        (BurrState, "burr_state"),
+        (LLMCacheEntry, "llm_cache"),
+        (ToolCacheEntry, "tool_cache"),
+    ]
+    with transaction.atomic():
+        for model, key in tables:
+            model.objects.bulk_create([model(**row) for row in fixture[key]])
+    return fixture
+
+
+'''
+
+
+HARNESS_MAIN = """if __name__ == "__main__":
+    replay_offline(Path(sys.argv[1]), Path(sys.argv[2]))
+"""
+
+
+TEST_FILE = Template(
+    '''"""Rewind: $what replayed offline, as a test.
+
+Made by: python manage.py $command
+Fixture: $fixture
+
+$about
+"""
+
+'''
+    + HARNESS_HEAD
+    + """RUN = $run
+AGAINST = $against
+# Per replayed run: its steps as [sequence id, name, output sha256], its trajectory and
+# artifact hashes, as recorded.
+EXPECTED = $expected
+# The leaves that differ from run AGAINST to run RUN, step by step (`rewind_diff AGAINST RUN`).
+CHANGED = $changed
+
+"""
+    + HARNESS_RUNNER
+    + "$tests"
+    + '''
 
 # --- the checks ---------------------------------------------------------------------------
 
@@ -573,94 +716,15 @@ def describe_changes(expected: list[dict], got: list[dict]) -> str:
     return "\\n".join(lines)
 
 
-# --- the child process: a throwaway database, the fixture, the replays -------------------------
-
-
-def environment(work: Path) -> dict[str, str]:
-    """The child's environment: its own database and artifact folder, the pipelines the
-    fixture names, a provider endpoint where nothing answers and no key of yours."""
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if name in KEPT or not name.startswith(("REWIND_", "OPENAI_", "DJANGO_"))
-    }
-    for name in ("DATABASE_URL", "SECRET_KEY", "DEBUG"):
-        env.pop(name, None)
-    fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
-    # Rewind as this process finds it (installed, or on this process's path).
-    found = [importlib.util.find_spec(name) for name in ("runs", "rewind_site")]
-    if not all(spec and spec.origin for spec in found):
-        pytest.fail("Rewind is not importable here: install it (pip install -e <rewind>)", pytrace=False)
-    roots = {str(Path(spec.origin).parent.parent) for spec in found}
-    env.update(
-        DJANGO_SETTINGS_MODULE="rewind_site.settings",
-        DATABASE_URL=f"sqlite:///{work / 'rewind.sqlite3'}",
-        REWIND_ARTIFACT_DIR=str(work / "artifacts"),
-        REWIND_PIPELINES=",".join(f"{k}={v}" for k, v in fixture["pipelines"].items()),
-        REWIND_LLM_PRESET="custom",
-        REWIND_LLM_BASE_URL=NOWHERE,
-        REWIND_LLM_RETRIES="0",
-        REWIND_LLM_TIMEOUT="5",
-        SECRET_KEY=secrets.token_urlsafe(50),
-        # A Burr app's own client may insist on a key and a URL to be built; neither is used.
-        OPENAI_API_KEY="sk-rewind-offline-replay",
-        OPENAI_BASE_URL=NOWHERE,
-        PYTHONPATH=os.pathsep.join([*sorted(roots), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
-    )
-    return env
-
-
-def refuse_sockets() -> None:
-    """No connection and no name lookup: a replay reads recorded answers only."""
-    import socket
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise OSError("network access is refused in an offline Rewind replay")
-
-    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
-
-    def connect(sock: socket.socket, address: object) -> None:
-        if sock.family != socket.AF_UNIX:
-            refuse()
-        return real_connect(sock, address)
-
-    def connect_ex(sock: socket.socket, address: object) -> int:
-        if sock.family != socket.AF_UNIX:
-            refuse()
-        return real_connect_ex(sock, address)
-
-    socket.socket.connect = connect  # type: ignore[method-assign]
-    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
-    socket.getaddrinfo = refuse  # type: ignore[assignment]
-    socket.gethostbyname = refuse  # type: ignore[assignment]
-
-
-def replay_offline(fixture_path: Path, result_path: Path) -> None:
-    refuse_sockets()
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-    from django.db import transaction
-
+'''
+    + HARNESS_CHILD
+    + """def replay_offline(fixture_path: Path, result_path: Path) -> None:
+    fixture = load_fixture(fixture_path)
     from runs.engine.analysis.diff import diff_runs, diff_values
     from runs.engine.execution.runner import execute_run
     from runs.engine.forking.replays import create_replay
-    from runs.models import BurrState, Edge, LLMCacheEntry, Node, Run, ToolCacheEntry
+    from runs.models import Run
 
-    call_command("migrate", verbosity=0, interactive=False)
-    fixture = json.loads(fixture_path.read_text(encoding="utf-8"))
-    tables = [
-        (Run, "runs"),
-        (Node, "nodes"),
-        (Edge, "edges"),
-        (BurrState, "burr_state"),
-        (LLMCacheEntry, "llm_cache"),
-        (ToolCacheEntry, "tool_cache"),
-    ]
-    with transaction.atomic():
-        for model, key in tables:
-            model.objects.bulk_create([model(**row) for row in fixture[key]])
     recorded = {(n["run_id"], n["sequence_id"]): n for n in fixture["nodes"]}
 
     result: dict = {"runs": {}, "changed": None}
@@ -708,6 +772,6 @@ def replay_offline(fixture_path: Path, result_path: Path) -> None:
     result_path.write_text(json.dumps(result, ensure_ascii=False, default=str), encoding="utf-8")
 
 
-if __name__ == "__main__":
-    replay_offline(Path(sys.argv[1]), Path(sys.argv[2]))
-''')
+"""
+    + HARNESS_MAIN
+)

@@ -53,6 +53,8 @@ def test_a_batch_shows_its_progress_then_its_results(page, rewind_server, screen
         expect(page.locator(".progress-line .badge.status-running")).to_be_visible()
         expect(page.locator("#batch-progress")).to_have_attribute("value", "0")
         expect(page.locator("#batch-progress")).to_have_attribute("max", "3")
+        suite = page.get_by_role("link", name="Download regression suite")
+        expect(suite).to_have_count(0)  # offered once every run has finished
         page.screenshot(path=screenshot_dir / "batch-running.png", full_page=True)
 
     # Then the results, by htmx polling, without a reload.
@@ -70,6 +72,11 @@ def test_a_batch_shows_its_progress_then_its_results(page, rewind_server, screen
     west = page.locator(f'table.sources tr[data-run="{runs[0]}"]')
     expect(west.locator(".badge.flip")).to_have_text("flipped")
     expect(page.locator(f'table.sources tr[data-run="{runs[1]}"] .badge.flip')).to_have_count(0)
+    # The regression suite, offered once finished: rewind_export --batch's files as a zip.
+    batch = BATCH_URL.search(page.url).group(1)
+    with page.expect_download() as download:
+        suite.click()
+    assert download.value.suggested_filename == f"rewind-batch-{batch}.zip"
 
     page.set_viewport_size({"width": 1440, "height": 900})
     no_sideways_scroll(page)

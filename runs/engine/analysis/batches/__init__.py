@@ -12,6 +12,9 @@
                noise verdict, the tokens the fork spent; per outcome the flip rate with a
                95 % Wilson interval — read from the runs in bounded queries, never stored
 - ``wilson``   the interval itself (a pure function)
+- ``suite``    ``build_suite``: a finished batch as a regression suite (one pytest file, a
+               test per source run asserting its outcomes after the change, one fixture;
+               replayed offline as ``export`` replays a run)
 
 A batch's forks are ordinary forks (``forks.make_fork``), its samples ordinary stability
 samples (``noise.make_samples``); how they execute — here, on N queue workers
