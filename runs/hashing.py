@@ -47,5 +47,10 @@ def length_prefixed(parts: Iterable[str]) -> str:
 
 
 def trajectory_sha256(output_hashes: Iterable[str]) -> str:
-    """One hash over a run's ordered node output hashes."""
-    return sha256_text(length_prefixed(output_hashes))
+    """One hash over a run's ordered node output hashes: sha256 of their ``length_prefixed``
+    text, fed a part at a time (a long run's hashes may come from a database cursor)."""
+    digest = hashlib.sha256()
+    for i, part in enumerate(output_hashes):
+        encoded = part.encode("utf-8")
+        digest.update(b"%s%d:%s" % (b"|" if i else b"", len(encoded), encoded))
+    return digest.hexdigest()

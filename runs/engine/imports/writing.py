@@ -38,6 +38,7 @@ NO_CALLS = (
     "calls not recorded: the log holds no LLM call bodies for this run, so a fork "
     "re-executes from its fork point live"
 )
+NO_INPUTS: dict[str, Any] = {"inputs": {}}  # a turn with no runtime input, shared, never mutated
 PROVIDER = {"preset": "app", "model": "", "temperature": None, "simulator": False}
 
 
@@ -244,8 +245,9 @@ class RunWriter:
             )
         self._rows.append((node, row, edge))
         while len(self.turns) < step.sequence_id:
-            self.turns.append({"inputs": {}})
-        self.turns[step.sequence_id :] = [{"inputs": inputs["inputs"]}]
+            self.turns.append(NO_INPUTS)
+        turn = {"inputs": inputs["inputs"]} if inputs["inputs"] else NO_INPUTS
+        self.turns[step.sequence_id :] = [turn]
         self.previous, self.last_seq = step.action, step.sequence_id
         if after is not None:
             self.before = after
@@ -312,7 +314,11 @@ class RunWriter:
             error = f"{self.failed.action}: {_last_line(self.failed.exception or '')}"
         else:
             status, finished, error = Run.Status.COMPLETED, _aware(self.ended), ""
-        hashes = run.nodes.order_by("sequence_id").values_list("output_sha256", flat=True)
+        hashes = (
+            run.nodes.order_by("sequence_id")
+            .values_list("output_sha256", flat=True)
+            .iterator(chunk_size=2000)
+        )
         Run.objects.filter(pk=run.pk).update(
             status=status,
             error=storable_text(redact_text(error))[:2000],

@@ -17,6 +17,7 @@ from runs.engine.analysis.bench import (
     replay_figures,
 )
 from runs.engine.analysis.bench_capture import capture_figures
+from runs.engine.analysis.bench_imports import import_figures
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
@@ -97,6 +98,7 @@ class Command(RewindCommand):
             *capture_figures(repeat),
             *noise_figures(),
             bisect_figure(),
+            *import_figures(),
             *(batch_figures(options["batch_runs"]) if options["batch_runs"] > 0 else []),
         ]
         figures = {
