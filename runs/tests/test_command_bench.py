@@ -46,6 +46,7 @@ def test_every_figure_is_a_ratio_to_an_anchor_measured_beside_it(rewind_settings
     assert any(name.startswith("bisect over a 20-step trajectory") for name in names)
     assert any(name.startswith("batch of 5 forks, 2 queue workers") for name in names)
     assert any(name.startswith("per source run of a batch") for name in names)
+    assert any(name.startswith("import: peak memory of a 10,000-step") for name in names)
     for row in measured:
         sign, bound = row["goal"].split()[:2]
         if row["goal"].endswith(" s"):  # a time goal: the time itself, its anchor beside it

@@ -1,6 +1,5 @@
 """rewind_bench's import figures (issue 18): a tracker log of 10,000 steps imports in the
-memory a log of 1,000 steps needs — the log is read a line at a time and written in batches —
-and the time a step takes to import beside the time Burr's own tracker took to write it."""
+memory a log of 1,000 steps needs: the log is read a line at a time and written in batches."""
 
 from __future__ import annotations
 
@@ -54,24 +53,18 @@ def write_log(root: Path, app_id: str, steps: int) -> Path:
 
 def import_figures() -> list[dict[str, Any]]:
     """Peak memory importing 10,000 steps ÷ importing 1,000 (goal ≤ 1.5×: memory does not
-    grow with the log), and the seconds per step of the large import (reported)."""
+    grow with the log)."""
     with tempfile.TemporaryDirectory(prefix="rewind-bench-import-") as tmp:
         small = write_log(Path(tmp) / "small", f"small-{time.time_ns()}", SMALL)
         large = write_log(Path(tmp) / "large", f"large-{time.time_ns()}", LARGE)
         small_peak = peak_memory(lambda: import_path(small))
-        started = time.perf_counter()
         large_peak = peak_memory(lambda: import_path(large))
-        seconds = time.perf_counter() - started
         imported = Run.objects.get(imported_from__app_id=large.name)
         if imported.nodes.count() != LARGE:
             raise RuntimeError(f"bench: the {LARGE}-step import has {imported.nodes.count()}")
-    per_step = figure(
-        f"import: peak memory of a {LARGE:,}-step tracker log ÷ a {SMALL:,}-step one",
-        large_peak, small_peak, 1.5,
-    )  # fmt: skip
-    speed = {
-        "figure": f"import: ms per step of the {LARGE:,}-step log (traced; reported)",
-        "value": round(seconds / LARGE * 1000, 4),
-        "anchor": None, "ratio": None, "goal": "—", "pass": True,
-    }  # fmt: skip
-    return [per_step, speed]
+    return [
+        figure(
+            f"import: peak memory of a {LARGE:,}-step tracker log ÷ a {SMALL:,}-step one",
+            large_peak, small_peak, 1.5,
+        )  # fmt: skip
+    ]
