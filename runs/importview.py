@@ -117,3 +117,13 @@ def fork_hint(run: Run) -> str:
         f'(REWIND_PIPELINES="{run.pipeline}=your.module.application") and restart the '
         "dashboard and its workers. Until then it can be browsed and compared, not forked."
     )
+
+
+def sub_applications(run: Run) -> list[Run]:
+    """The runs ``run`` spawned (Burr's sub-applications: MapStates children, spawned apps),
+    in the order of the steps that spawned them. Only an imported run has any: no query for
+    another."""
+    if not run.imported_from:
+        return []
+    children = run.children.order_by("spawned_sequence_id", "id")
+    return list(children.only("pk", "spawned_sequence_id"))
