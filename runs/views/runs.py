@@ -347,6 +347,9 @@ def run_replay(request: HttpRequest, run_id: int) -> HttpResponse:
     """Replay unchanged; a replay of this run still on its way is opened instead (a double
     submit), a finished one is not (asking again checks again)."""
     run = _get_run(run_id)
+    reason = unregistered(run)
+    if reason:  # the replay would be queued and fail in the worker: say what to register
+        return HttpResponseBadRequest(reason)
     return _start_fork(request, lambda: replay_request(run), "this replay")
 
 
