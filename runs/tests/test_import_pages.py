@@ -133,7 +133,7 @@ def test_htmx_gets_the_panel_not_the_page(staff_client):
     response = staff_client.post("/import/", {"path": str(COUNTER)}, headers={"HX-Request": "true"})
     page = response.content.decode()
     assert response.status_code == 200
-    assert "<html" not in page and 'class="import-report"' in page
+    assert "<html" not in page and 'class="import-report has-report"' in page
     bad = staff_client.post("/import/", {"path": "/no/such/dir"}, headers={"HX-Request": "true"})
     assert bad.status_code == 400 and "<html" not in bad.content.decode()
 
