@@ -17,9 +17,10 @@ import markdown
 import nh3
 from django.utils.safestring import SafeString, mark_safe
 
-from runs.engine.apps.registry import get_pipeline
+from runs.engine.apps.registry import get_pipeline, pipeline_names
 from runs.engine.calls.pricing import total_cost
 from runs.engine.errors import PipelineError
+from runs.importview import fork_hint
 from runs.models import LLMCacheEntry, Node, Run, ToolCacheEntry
 from runs.progress import Progress, progress
 from runs.templatetags.rewind import usd
@@ -441,6 +442,8 @@ def unregistered(run: Run) -> str:
     try:
         get_pipeline(run.pipeline)
     except PipelineError as exc:
+        if run.imported_from and run.pipeline not in pipeline_names():
+            return fork_hint(run)  # read from Burr's history: its app was never registered
         return (
             f"This server does not know the app {run.pipeline!r} ({exc}). Register it — "
             f'REWIND_PIPELINES="{run.pipeline}=your.module.app_factory" — and restart the '

@@ -42,7 +42,7 @@ from runs.engine.analysis.outcomes.values import OutcomeValue
 from runs.engine.analysis.projection import NewRun, projected_cost
 from runs.engine.apps.registry import pipeline_names
 from runs.engine.errors import RewindError
-from runs.forms import NewRunForm, PipelinePickForm, RunFilterForm
+from runs.forms import ORIGIN_CHOICES, NewRunForm, PipelinePickForm, RunFilterForm
 from runs.models import Node, Run
 from runs.outcomeview import list_outcomes
 from runs.tasks import enqueue_run
@@ -216,9 +216,14 @@ def run_list(request: HttpRequest) -> HttpResponse:
 def _run_list_context(filters: RunFilterForm, new_run_form: NewRunForm) -> dict:
     data = filters.cleaned_data
     pipeline, status, query = data["pipeline"], data["status"], data["q"].strip()
+    origin = data["origin"]
     runs = Run.objects.order_by("-created_at", "-id")
     if pipeline:
         runs = runs.filter(pipeline=pipeline)
+    # Imported from Burr's history or made here. In the tree, an imported root keeps the forks
+    # made here of it beneath it (an import is never a fork of a run made here).
+    if origin:
+        runs = runs.filter(imported_from__isnull=origin == "here")
     # Unfiltered: a lineage tree of roots. With a status filter or a search the matches are
     # listed flat, each naming its parent, since a tree of partial lineages would mislead.
     flat = bool(status or query)
@@ -240,14 +245,15 @@ def _run_list_context(filters: RunFilterForm, new_run_form: NewRunForm) -> dict:
         "flat": flat,
         "pipelines": pipeline_names(),
         "statuses": Run.Status.choices,
+        "origins": ORIGIN_CHOICES[1:],
         "new_run_form": new_run_form,
-        "page_query": _filter_query(pipeline, status, query),
+        "page_query": _filter_query(pipeline, status, query, origin),
     }
 
 
-def _filter_query(pipeline: str, status: str, query: str) -> str:
+def _filter_query(pipeline: str, status: str, query: str, origin: str = "") -> str:
     """The active filters as a query string, for the pagination links."""
-    pairs = (("pipeline", pipeline), ("status", status), ("q", query))
+    pairs = (("pipeline", pipeline), ("status", status), ("q", query), ("origin", origin))
     return urlencode({k: v for k, v in pairs if v})
 
 

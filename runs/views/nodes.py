@@ -17,6 +17,7 @@ from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError, RewindError
 from runs.engine.forking.forks import change_preview, fork_at, provider_switch
 from runs.forms import ForkForm
+from runs.importview import step_spans
 from runs.models import Node, Run
 from runs.presenters import (
     CACHE_SOURCE_HELP,
@@ -51,6 +52,7 @@ def _inspector_context(run: Run, node: Node, steps: list[Node]) -> dict:
         "visits": len(visits),
         "cache_help": CACHE_SOURCE_HELP.get(node.cache_source, ""),
         "calls": step_calls(node),
+        "spans": step_spans(node),
         "unregistered": unregistered(run),  # then there is no "Fork from here"
         "inputs_json": pretty_json(node.inputs),
         "output_json": pretty_json(node.output),
@@ -107,6 +109,11 @@ def _fork_spec(run: Run, node: Node):
 def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpResponse:
     run = _get_run(run_id)
     node = _get_node(run, sequence_id)
+    reason = unregistered(run)
+    if reason:  # no form that could only fail: what to register instead (a POST: 400)
+        template = "runs/node_fork.html#fork-editor" if request.htmx else "runs/node_fork.html"
+        context = {"run": run, "node": node, "unregistered": reason}
+        return render(request, template, context, status=400 if request.method == "POST" else 200)
     spec = _fork_spec(run, node)
     form = ForkForm(spec, node, request.POST or None)
     switch = provider_switch(run)

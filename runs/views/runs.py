@@ -43,6 +43,7 @@ from runs.engine.execution.artifacts import artifact_file, artifact_text
 from runs.engine.execution.leases import RunFinished, cancel_run, resume_run
 from runs.engine.forking.replays import replay_request
 from runs.graph import RUNNING, run_graph
+from runs.importview import sub_applications
 from runs.live import Cursor
 from runs.models import Node, Run
 from runs.outcomeview import outcome_panel
@@ -161,6 +162,9 @@ def run_context(run: Run, nodes: list[Step], selected: Step | None = None) -> di
         # Called by the template, only where it shows the Outcomes section: a live update
         # while the run goes on computes nothing for it.
         "outcomes": partial(outcome_panel, run),
+        # Called by the page's header only (never by a live update): an imported run's
+        # sub-applications, one query; none for a run made here.
+        "sub_applications": partial(sub_applications, run),
     }
 
 
@@ -343,6 +347,9 @@ def run_replay(request: HttpRequest, run_id: int) -> HttpResponse:
     """Replay unchanged; a replay of this run still on its way is opened instead (a double
     submit), a finished one is not (asking again checks again)."""
     run = _get_run(run_id)
+    reason = unregistered(run)
+    if reason:  # the replay would be queued and fail in the worker: say what to register
+        return HttpResponseBadRequest(reason)
     return _start_fork(request, lambda: replay_request(run), "this replay")
 
 

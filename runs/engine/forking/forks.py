@@ -110,6 +110,9 @@ def fork_at(
     fork editor's form, which parses the one field that changed. ``check_provider=False``
     (a replay) leaves the provider check to the worker's first call."""
     _check_finished(source)
+    # An app this server does not know (an imported run's, another server's) is refused
+    # here, before a row is written, not queued to fail in the worker.
+    get_pipeline(source.pipeline)
     if provider is not None and provider not in PROVIDER_IDENTITIES:
         raise ForkError(f"--provider is {' or '.join(PROVIDER_IDENTITIES)}, not {provider!r}")
     if provider == identity_of(source.provider):
