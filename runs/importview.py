@@ -115,7 +115,9 @@ def fork_hint(run: Run) -> str:
     return (
         f"To fork this run, register its app as {run.pipeline!r} in REWIND_PIPELINES "
         f'(REWIND_PIPELINES="{run.pipeline}=your.module.application") and restart the '
-        "dashboard and its workers. Until then it can be browsed and compared, not forked."
+        "dashboard and its workers — or import it again under the name of an app already "
+        "registered (rewind_import PATH --pipeline NAME). Until then it can be browsed and "
+        "compared, not forked."
     )
 
 

@@ -136,3 +136,9 @@ def test_a_postgresql_persister_table_imports(burr_db):
     finally:
         with connection.cursor() as cursor:
             cursor.execute("DROP TABLE pg_burr_state")
+
+
+def test_a_bad_url_is_refused_without_echoing_its_password(db):
+    with pytest.raises(InputError) as refused:
+        import_persister("mysql://admin:hunter2-SECRET@db.example/burr", "burr_state")
+    assert "hunter2" not in str(refused.value) and "mysql://" in str(refused.value)

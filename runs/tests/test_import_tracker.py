@@ -10,6 +10,7 @@ import io
 import json
 import os
 import shutil
+from datetime import datetime
 from pathlib import Path
 
 import burr
@@ -250,3 +251,21 @@ def test_the_same_app_id_in_two_projects_is_two_runs(db, tmp_path):
         "demo_counter", "other_project",
     ]  # fmt: skip
     assert os.path.exists(root)
+
+
+def test_a_step_keeps_burrs_times_and_a_renamed_pipeline_sticks(demo):
+    run = imported("demo_counter", "count-to-10")
+    ends = [
+        e for e in log_entries(DEMO / "demo_counter" / "count-to-10") if e["type"] == "end_entry"
+    ]
+    steps = list(run.nodes.order_by("sequence_id"))
+    # Each step's row time is its end in Burr's log (the timeline places it there).
+    assert [n.created_at.replace(tzinfo=None).isoformat() for n in steps] == [
+        datetime.fromisoformat(e["end_time"]).isoformat() for e in ends
+    ]
+    assert run.started_at <= steps[0].created_at <= steps[-1].created_at == run.finished_at
+    # Imported again under the name of a registered app: the run is renamed, nothing added.
+    again = import_path(DEMO / "demo_counter" / "count-to-10", pipeline="counter")
+    assert again.imported == [] and again.updated == [run.pk]
+    run.refresh_from_db()
+    assert run.pipeline == "counter" and run.nodes.count() == len(ends)

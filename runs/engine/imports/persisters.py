@@ -45,7 +45,7 @@ def database(url: str, table: str) -> Database:
         if not path.is_file() and given.startswith("/") and Path(given[1:]).is_file():
             path = Path(given[1:])  # sqlite:///relative/path, as SQLAlchemy reads it
         if not path.is_file():
-            raise InputError(f"{url}: no such SQLite file")
+            raise InputError(f"{given}: no such SQLite file")
         return Database(url, "sqlite", str(path.resolve()), table)
     if parts.scheme in {"postgres", "postgresql"}:
         netloc = parts.netloc.rsplit("@", 1)
@@ -53,7 +53,8 @@ def database(url: str, table: str) -> Database:
         user = netloc[0].split(":", 1)[0] + "@" if len(netloc) == 2 else ""
         location = urlunsplit(("postgresql", user + host, parts.path, "", ""))
         return Database(url, "postgresql", location, table)
-    raise InputError(f"{url!r}: give sqlite:///path/to/file.db or postgresql://user@host/db")
+    scheme = f"{parts.scheme}://…" if parts.scheme else "that URL"
+    raise InputError(f"{scheme}: give sqlite:///path/to/file.db or postgresql://user@host/db")
 
 
 @dataclass

@@ -39,7 +39,7 @@ class ImportReport:
                 export_run(writer.run.pk)
         if writer.created:
             self.imported.append(writer.run.pk)
-        elif writer.added:
+        elif writer.added or writer.renamed:
             self.updated.append(writer.run.pk)
         else:
             self.skipped += 1
@@ -49,6 +49,7 @@ def tracker_source(app: AppDir, pipeline: str | None, origin: Path) -> Source:
     source = Source(
         key=import_key("tracker", app.project, app.app_id),
         pipeline=(pipeline or app.project)[:100],
+        pipeline_given=bool(pipeline),
         imported_from={"path": str(origin), "project": app.project, "app_id": app.app_id},
         actions={
             name: Action(name, spec["reads"], spec["writes"]) for name, spec in app.actions.items()
@@ -163,6 +164,7 @@ def import_persister(
         source = Source(
             key=import_key("persister", db.location, table, app.partition_key, app.app_id),
             pipeline=(pipeline or project)[:100],
+            pipeline_given=bool(pipeline),
             imported_from={"path": db.location, "project": project, "app_id": app.app_id},
             calls_logged=False,
         )

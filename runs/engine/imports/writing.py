@@ -72,6 +72,9 @@ class Source:
     parent: Run | None = None
     parent_sequence_id: int | None = None  # the parent's last step this app started from
     calls_logged: bool = True  # whether a call body could be in the log at all
+    # The pipeline was named by the person importing (--pipeline): a run imported before
+    # under another name is renamed (its forks go through this app from now on).
+    pipeline_given: bool = False
 
     def action(self, name: str) -> Action:
         return self.actions.get(name) or Action(name)
@@ -90,6 +93,7 @@ class RunWriter:
         self.source = source
         self.run: Run | None = Run.objects.filter(import_key=source.key).first()
         self.created = False
+        self.renamed = False
         self.added = 0
         self.previous: str | None = None
         self.before: dict[str, Any] = {}
@@ -103,6 +107,10 @@ class RunWriter:
         self.finished = False  # the run ended (completed, failed or interrupted), not followed
         if self.run is not None:
             self._resume()
+            if source.pipeline_given and self.run.pipeline != source.pipeline:
+                Run.objects.filter(pk=self.run.pk).update(pipeline=source.pipeline)
+                self.run.pipeline = source.pipeline
+                self.renamed = True
 
     def _resume(self) -> None:
         """Continue after the run's last step: its state, its name, its turns."""
@@ -220,6 +228,7 @@ class RunWriter:
             **_llm_fields(calls),
         )  # fmt: skip
         node.inputs, node.output = inputs, output
+        node.ended_at = _aware(step.ended or step.started)
         if calls:
             node.prompt = calls[0]["messages"]
             node.raw_output = storable_text(_completion_text(calls[0]))
@@ -275,6 +284,12 @@ class RunWriter:
             return
         nodes, rows, edges = zip(*self._rows, strict=True)
         Node.objects.bulk_create(nodes)
+        # A step's row time is when it ended in Burr (the timeline and the OpenTelemetry
+        # export place a step by it), not when it was imported: auto_now_add set the latter.
+        ended = [n for n in nodes if getattr(n, "ended_at", None) is not None]
+        for node in ended:
+            node.created_at = node.ended_at
+        Node.objects.bulk_update(ended, ["created_at"], batch_size=BATCH)
         BurrState.objects.bulk_create(rows)
         Edge.objects.bulk_create([e for e in edges if e is not None])
         self._rows = []
