@@ -125,6 +125,8 @@ def test_a_tracked_program_imports_with_the_hashes_rewind_recorded_and_its_fork(
     assert [(n.sequence_id, n.name) for n in theirs] == [(n.sequence_id, n.name) for n in mine]
     assert [n.output_sha256 for n in theirs] == [n.output_sha256 for n in mine]
     assert first.trajectory_sha256 == recorded.trajectory_sha256
+    # It diffs against the run Rewind recorded: the same trajectory, no divergence.
+    assert diff_runs(recorded, first)["first_divergence"] is None
     assert first.imported_from["project"] == "chatbot"
 
     # Burr's fork: its parent is the imported first app, steps 0–5 inherited from it.
