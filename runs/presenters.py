@@ -33,6 +33,14 @@ CACHE_SOURCE_HELP = {
     "render-cache": "the artifact bytes were unchanged and served from cache; the file is still written for this run",
     "inherited": "copied from the parent run; never executed in this run",
 }
+# A step read from Burr's history ran in the program that logged it, not here.
+IMPORTED_HELP = "ran in the program whose Burr log this run was imported from; not executed here"
+
+
+def cache_help(run: Run, node: Node) -> str:
+    if run.imported_from and node.src_run_id == run.pk:
+        return IMPORTED_HELP
+    return CACHE_SOURCE_HELP.get(node.cache_source, "")
 
 ARTIFACT_TAGS = {
     "h2", "h3", "h4", "h5", "h6", "p", "ul", "ol", "li", "strong", "em", "code", "pre",

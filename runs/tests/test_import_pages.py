@@ -268,11 +268,14 @@ def test_a_step_shows_its_spans_with_durations_and_attributes(signed_in, db):
     assert '<span class="span-name">process_prompt</span>' in page
     assert "<dt><code>prompt</code></dt><dd>Please draw a giraffe.</dd>" in page
     assert " ms</span>" in page
+    # It ran in the program that logged it, not here: the step says so, not "tokens charged".
+    assert "ran in the program whose Burr log this run was imported from" in page
     # htmx (a click on a step) gets the same section in the inspector fragment.
     fragment = signed_in.get(f"/runs/{run.pk}/nodes/0/", headers={"HX-Request": "true"})
     assert (
         "<html" not in fragment.content.decode() and "process_prompt" in fragment.content.decode()
     )
+    assert "tokens charged" not in fragment.content.decode()
 
 
 def test_a_step_without_spans_shows_no_section(signed_in, research_run):

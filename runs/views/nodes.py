@@ -20,7 +20,7 @@ from runs.forms import ForkForm
 from runs.importview import step_spans
 from runs.models import Node, Run
 from runs.presenters import (
-    CACHE_SOURCE_HELP,
+    cache_help,
     pretty_json,
     step_calls,
     unregistered,
@@ -50,7 +50,7 @@ def _inspector_context(run: Run, node: Node, steps: list[Node]) -> dict:
         "next_step": steps[index + 1] if index + 1 < len(steps) else None,
         "visit": visits.index(node.sequence_id) + 1,
         "visits": len(visits),
-        "cache_help": CACHE_SOURCE_HELP.get(node.cache_source, ""),
+        "cache_help": cache_help(run, node),
         "calls": step_calls(node),
         "spans": step_spans(node),
         "unregistered": unregistered(run),  # then there is no "Fork from here"
