@@ -275,7 +275,9 @@ def test_a_step_shows_its_spans_with_durations_and_attributes(signed_in, db):
     assert (
         "<html" not in fragment.content.decode() and "process_prompt" in fragment.content.decode()
     )
-    assert "tokens charged" not in fragment.content.decode()
+    assert '<span class="badge src-live">live</span> ran in the program whose Burr log' in (
+        fragment.content.decode()
+    )
 
 
 def test_a_step_without_spans_shows_no_section(signed_in, research_run):
