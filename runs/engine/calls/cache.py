@@ -52,9 +52,7 @@ def _keep(model: type[Entry], value_field: str, fields: dict[str, Any]) -> Entry
     return insert_if_new(model(**fields), unique)  # compiled once per process (runs.inserts)
 
 
-def get_llm(
-    key: str, occurrence: int | None, pinned: Entry | None = None
-) -> LLMCacheEntry | None:
+def get_llm(key: str, occurrence: int | None, pinned: Entry | None = None) -> LLMCacheEntry | None:
     return _read(LLMCacheEntry, key, occurrence, pinned)
 
 

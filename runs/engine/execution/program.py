@@ -215,14 +215,17 @@ class ProgramRecorder(
     def _start(self) -> None:
         # The program's own client made its calls: Rewind's provider settings play no part.
         snapshot = {"preset": "app", "model": "", "temperature": None, "simulator": False}
-        ctx: RunContext = make_context(
-            run_id=0,  # the run's id once the writer made its row
-            pipeline=get_pipeline(self.pipeline),
-            provider=snapshot,
-            overrides={},
-            live=True,
-            prior=[],
-            pins={},
+        ctx: RunContext = self.writer.call(  # it reads the provider's settings
+            partial(
+                make_context,
+                run_id=0,  # the run's id once the writer made its row
+                pipeline=get_pipeline(self.pipeline),
+                provider=snapshot,
+                overrides={},
+                live=True,
+                prior=[],
+                pins={},
+            )
         )
         self.recorder = StepRecorder(ctx, DjangoPersister())
         self._submit(partial(self._create_run, snapshot, self.initial, timezone.now()))
