@@ -54,6 +54,7 @@ class Writer:
         self._ready = threading.Condition()
         self._room = threading.Semaphore(bound)
         self._thread: threading.Thread | None = None
+        self._running = False  # the thread takes what is queued (set and cleared under _ready)
         self._closing = False
 
     # -- the step's side ---------------------------------------------------------------------
@@ -70,8 +71,9 @@ class Writer:
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until everything handed over so far is committed (False: not in ``timeout``)."""
-        if self._thread is None or threading.current_thread() is self._thread:
-            return True
+        thread = self._thread
+        if not self._running or threading.current_thread() is thread:
+            return True  # nothing handed over is waiting: the thread ends with none queued
         done = threading.Event()
         self._put(None, _nothing, done)
         return done.wait(timeout)
@@ -96,7 +98,7 @@ class Writer:
     def close(self, timeout: float | None = None) -> None:
         """Flush, then stop the thread (its connection closed); the next piece starts another."""
         thread = self._thread
-        if thread is None:
+        if thread is None or not self._running:
             return
         self.flush(timeout)
         with self._ready:
@@ -109,8 +111,8 @@ class Writer:
     ) -> None:
         with self._ready:
             self._queue.append((owner, work, done))
-            if self._thread is None or not self._thread.is_alive():
-                self._closing = False
+            if not self._running:
+                self._running, self._closing = True, False
                 self._thread = threading.Thread(
                     target=self._loop, name="rewind-recorder", daemon=True
                 )
@@ -127,7 +129,8 @@ class Writer:
                         if not self._ready.wait(IDLE_SECONDS) and not self._queue:
                             connections.close_all()  # idle: no connection held open
                     if not self._queue:
-                        return  # closing, and nothing left
+                        self._running = False  # closing, and nothing left
+                        return
                     batch = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
                 self._write(batch)
         finally:
@@ -136,6 +139,10 @@ class Writer:
     def _write(
         self, batch: list[tuple[Owner | None, Callable[[], Any], threading.Event | None]]
     ) -> None:
+        if all(work is _nothing for _, work, _ in batch):  # flushes only: nothing to write
+            for _, _, done in batch:
+                done.set()
+            return
         try:
             with transaction.atomic():
                 for owner, work, _ in batch:
