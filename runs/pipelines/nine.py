@@ -3,29 +3,30 @@ app, registered as ``nine``, that ``rewind_bench`` runs three ways in one proces
 Burr's own ``LocalTrackingClient``, and with ``rewind_hooks``; what each adds per step is
 compared. Nothing in it knows about Rewind.
 
-The client is the program's own ``openai.OpenAI``: the bench points it at Rewind's simulator
-served on loopback; as a registered pipeline (a fork) it is built from ``OPENAI_BASE_URL`` and
-``OPENAI_API_KEY`` when the first step runs.
+The client is the program's own ``openai.OpenAI``, built from ``OPENAI_BASE_URL`` and
+``OPENAI_API_KEY`` when a step first needs it (one per base URL): the bench points it at
+Rewind's simulator served on loopback. ``builder(client)`` takes one of the program's own.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from burr.core import Application, ApplicationBuilder, State
 from burr.core.action import action
 
 STEPS = 9
-_client: Any = None
+_clients: dict[tuple[str, str], Any] = {}
 
 
 def _default_client() -> Any:
-    global _client
-    if _client is None:
+    where = (os.environ.get("OPENAI_BASE_URL", ""), os.environ.get("OPENAI_API_KEY", ""))
+    if where not in _clients:
         import openai
 
-        _client = openai.OpenAI()
-    return _client
+        _clients[where] = openai.OpenAI(max_retries=0)
+    return _clients[where]
 
 
 @action(reads=["answers"], writes=["answers"])

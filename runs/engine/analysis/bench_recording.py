@@ -2,7 +2,7 @@
 with ``rewind_hooks`` adds per step, against what Burr's own ``LocalTrackingClient`` adds to
 the same program — both measured beside the bare program in one process, in turns.
 
-The program is the ``nine`` app (``runs.pipelines.nine``: nine actions, one OpenAI chat call
+The program is the ``nine`` app (registered by name: nine actions, one OpenAI chat call
 each), its ``openai`` client pointed at Rewind's simulator served on loopback by a process of
 its own. Each try builds the application and runs it to its end: bare, with the tracker
 (its files in a temporary folder), with ``rewind_hooks`` (writing to the configured database),
@@ -12,64 +12,95 @@ counts (noise only ever adds time). Overhead per step = (best with − best bare
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from burr.core import ApplicationBuilder
 from django.db import connection
 
 from runs.engine.analysis.bench import figure
 from runs.engine.analysis.bench_capture import _served_apart
+from runs.engine.apps.burr import BurrApp
+from runs.engine.apps.registry import get_pipeline
 from runs.models import Run
 
 GOALS = {"postgresql": 2.0}  # the ratio's goal by database vendor; 1 elsewhere (SQLite)
 WARMUP = 2
 
 
+@contextmanager
+def _openai_at(base: str) -> Iterator[None]:
+    """The ``openai`` clients the app makes, pointed at ``base`` for the while."""
+    saved = {name: os.environ.get(name) for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
+    os.environ.update(OPENAI_BASE_URL=base, OPENAI_API_KEY="sk-bench")
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def recording_figures(repeat: int) -> list[dict]:
-    import openai
     from burr.tracking import LocalTrackingClient
 
     from runs.engine.execution import writer
-    from runs.pipelines.nine import STEPS, builder
     from runs.recording import rewind_hooks
+
+    app = get_pipeline("nine")  # found by name, as any app
+    if not isinstance(app, BurrApp):
+        raise TypeError("the recording figure runs a Burr app; 'nine' is declared")
+    steps = len(app.graph.actions)
+
+    def builder() -> ApplicationBuilder:
+        return (
+            ApplicationBuilder()
+            .with_graph(app.graph)
+            .with_state(**app.state)
+            .with_entrypoint(app.entrypoint)
+        )
 
     tries = max(8, 8 * repeat)
     before = set(Run.objects.filter(pipeline="nine").values_list("pk", flat=True))
-    with _served_apart() as base, tempfile.TemporaryDirectory() as folder:
-        client = openai.OpenAI(base_url=base, api_key="sk-bench", max_retries=0)
+    with _served_apart() as base, _openai_at(base), tempfile.TemporaryDirectory() as folder:
         modes: dict[str, Callable[[], Any]] = {
-            "bare": lambda: builder(client).build(),
+            "bare": lambda: builder().build(),
             "tracker": lambda: (
-                builder(client)
+                builder()
                 .with_tracker(LocalTrackingClient(project="bench", storage_dir=folder))
                 .build()
             ),
-            "rewind": lambda: builder(client).with_hooks(*rewind_hooks("nine")).build(),
-            "sync": lambda: builder(client).with_hooks(*rewind_hooks("nine", sync=True)).build(),
+            "rewind": lambda: builder().with_hooks(*rewind_hooks("nine")).build(),
+            "sync": lambda: builder().with_hooks(*rewind_hooks("nine", sync=True)).build(),
         }
+        last = app.graph.actions[-1].name
         best = dict.fromkeys(modes, float("inf"))
         try:
             for turn in range(WARMUP + tries):
                 for mode, build in modes.items():
                     started = time.perf_counter()
-                    build().run(halt_after=[f"step{STEPS}"])
+                    build().run(halt_after=[last])
                     if turn >= WARMUP:
                         best[mode] = min(best[mode], time.perf_counter() - started)
         finally:
             writer.shared().close()  # its connection too
-    per_step = {mode: (seconds - best["bare"]) / STEPS for mode, seconds in best.items()}
+    per_step = {mode: (seconds - best["bare"]) / steps for mode, seconds in best.items()}
     runs = Run.objects.filter(pipeline="nine").exclude(pk__in=before)
     recorded = runs.count()
     complete = sum(
-        1 for run in runs if run.status == Run.Status.COMPLETED and run.nodes.count() == STEPS
+        1 for run in runs if run.status == Run.Status.COMPLETED and run.nodes.count() == steps
     )
     note = (
-        f"bare {best['bare'] / STEPS * 1000:.3f} ms a step; added: tracker "
+        f"bare {best['bare'] / steps * 1000:.3f} ms a step; added: tracker "
         f"{per_step['tracker'] * 1000:.3f} ms, rewind_hooks {per_step['rewind'] * 1000:.3f} ms, "
         f"sync=True {per_step['sync'] * 1000:.3f} ms; best of {tries} turns; "
-        f"{complete} of {recorded} recorded runs complete with all {STEPS} steps"
+        f"{complete} of {recorded} recorded runs complete with all {steps} steps"
     )
     goal = GOALS.get(connection.vendor, 1.0)
     name = (
