@@ -242,6 +242,8 @@ REWIND_PIPELINES = {
     "loop": "runs.pipelines.loop.application",
     # A 20-step relay with a planted step: how many forks rewind_bench's bisect makes.
     "relay": "runs.pipelines.relay.application",
+    # Nine actions, one OpenAI call each: rewind_bench's recorded program (rewind_hooks).
+    "nine": "runs.pipelines.nine.application",
     **env_pairs("REWIND_PIPELINES"),
 }
 # Outcomes of registered pipelines without editing them (a Burr app's): a JSON object, inline or

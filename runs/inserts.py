@@ -44,3 +44,39 @@ def insert(obj: models.Model) -> models.Model:
     obj._state.adding = False
     obj._state.db = connection.alias
     return obj
+
+
+@cache
+def _statements_if_new(
+    model: type[models.Model], unique: tuple[str, ...], vendor: str
+) -> tuple[str, str]:
+    sql, _ = _statement(model, vendor)
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    into, returning = sql.split(" RETURNING ")
+    select = "SELECT {} FROM {} WHERE {}".format(
+        quote(model._meta.pk.column),
+        quote(model._meta.db_table),
+        " AND ".join(f"{quote(model._meta.get_field(name).column)} = %s" for name in unique),
+    )
+    return f"{into} ON CONFLICT DO NOTHING RETURNING {returning}", select
+
+
+def insert_if_new(obj: models.Model, unique: tuple[str, ...]) -> models.Model:
+    """INSERT ``obj`` unless a row with its values of ``unique`` (a unique constraint's
+    fields) is there; either way ``obj`` gets the key of the row that holds them. The
+    conflict is the database's to settle (``ON CONFLICT DO NOTHING``: SQLite ≥ 3.35 and
+    PostgreSQL): no savepoint, no exception, two statements at most."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    _, fields = _statement(type(obj), connection.vendor)
+    sql, select = _statements_if_new(type(obj), unique, connection.vendor)
+    values = {f.name: f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, list(values.values()))
+        row = cursor.fetchone()
+        if row is None:  # already there: the row that holds the same values
+            cursor.execute(select, [values[name] for name in unique])
+            row = cursor.fetchone()
+    obj.pk = row[0]
+    obj._state.adding = False
+    obj._state.db = connection.alias
+    return obj

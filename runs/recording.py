@@ -17,6 +17,12 @@ the database ``DATABASE_URL`` points at. Each ``run``/``step``/``iterate`` call 
 The calls your actions make go to your provider as usual (nothing is answered from the cache
 while recording). Forking the run from the dashboard re-executes through the factory
 registered as ``chatbot`` in ``REWIND_PIPELINES``.
+
+Steps are written by a thread of Rewind's, many to a transaction, while the program goes on;
+every ``run``/``step``/``iterate`` call returns once its steps are committed, also when it
+raised, and the rest is written at exit, on Ctrl-C and on SIGTERM. A ``kill -9`` loses the
+steps of the call in progress not yet written (at most 64). ``rewind_hooks("chatbot",
+sync=True)`` commits every step before the next one begins instead (slower).
 """
 
 from __future__ import annotations
@@ -25,12 +31,13 @@ import os
 from typing import Any
 
 
-def rewind_hooks(pipeline: str) -> list[Any]:
-    """The hooks that record this application's runs as runs of ``pipeline``."""
+def rewind_hooks(pipeline: str, *, sync: bool = False) -> list[Any]:
+    """The hooks that record this application's runs as runs of ``pipeline``; with ``sync``,
+    each step is committed before the next one begins."""
     _setup_django()
     from runs.engine.execution.program import ProgramRecorder
 
-    return [ProgramRecorder(pipeline)]
+    return [ProgramRecorder(pipeline, sync=sync)]
 
 
 def _setup_django() -> None:

@@ -12,13 +12,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from runs.engine.calls.keys import explain_llm_miss, explain_tool_miss, llm_key_parts
 from runs.hashing import content_sha256
-from runs.inserts import insert
+from runs.inserts import insert_if_new
 from runs.models import LLMCacheEntry, ToolCacheEntry
 
 NEAREST_WINDOW = 25  # recent entries of a node searched for the closest one on a miss
@@ -47,19 +46,13 @@ def _keep(model: type[Entry], value_field: str, fields: dict[str, Any]) -> Entry
     the entry that holds it, for the step to pin."""
     fields.setdefault("occurrence", 0)
     fields[f"{value_field}_sha256"] = content_sha256(fields[value_field])
-    same = {name: fields[name] for name in ("key", "occurrence", f"{value_field}_sha256")}
-    try:
-        # A new answer is the common case: insert it (no read first); the unique constraint
-        # on (key, occurrence, answer) turns a known answer into the one entry that holds it.
-        with transaction.atomic():  # a savepoint, so a refused insert leaves the outer work intact
-            return insert(model(**fields))  # compiled once per process (runs.inserts)
-    except IntegrityError:
-        return model.objects.get(**same)  # this answer was stored before (here or elsewhere)
+    # A new answer is the common case: insert it (no read first); the unique constraint on
+    # (key, occurrence, answer) turns a known answer into the one entry that holds it.
+    unique = ("key", "occurrence", f"{value_field}_sha256")
+    return insert_if_new(model(**fields), unique)  # compiled once per process (runs.inserts)
 
 
-def get_llm(
-    key: str, occurrence: int | None, pinned: Entry | None = None
-) -> LLMCacheEntry | None:
+def get_llm(key: str, occurrence: int | None, pinned: Entry | None = None) -> LLMCacheEntry | None:
     return _read(LLMCacheEntry, key, occurrence, pinned)
 
 

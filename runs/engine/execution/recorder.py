@@ -35,7 +35,7 @@ from runs.engine.execution.fence import InFlight
 from runs.engine.execution.persister import DjangoPersister
 from runs.hashing import content_sha256
 from runs.inserts import insert
-from runs.models import Blob, Edge, Node
+from runs.models import Blob, BurrState, Edge, Node
 
 
 def failure_message(exception: BaseException, secrets: Iterable[str] = ()) -> str:
@@ -198,15 +198,39 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         """Write a finished step: its state row, its Node row and the edge to it, in one
         transaction — through the run's fence (``fenced=False`` only for the step the run
         abandoned, written by the run itself once the fence is closed)."""
+        row = self.state_row(partition_key, app_id, sequence_id, name, state, exception)
+        return self.write_row(row, record, exception, fenced=fenced)
+
+    def state_row(
+        self,
+        partition_key: str,
+        app_id: str,
+        sequence_id: int,
+        name: str,
+        state: State,
+        exception: BaseException | None = None,
+    ) -> BurrState:
+        """A finished step's state row, unsaved: ``state`` serialised now (no database work)."""
+        status = "failed" if exception is not None else "completed"
+        return self.persister.row(partition_key, app_id, sequence_id, name, state, status)
+
+    def write_row(
+        self,
+        row: BurrState,
+        record: StepRecord,
+        exception: BaseException | None = None,
+        *,
+        fenced: bool = True,
+    ) -> Node:
+        """``write``, the state row already made (``state_row``): a recorded program's writer
+        (``runs.engine.execution.writer``) makes it on the step's path and writes it later."""
+        sequence_id, name = row.sequence_id, row.position
         failed = exception is not None
         if failed:
             record.output, record.output_sha256 = None, ""
             if isinstance(exception, NodeFailure) and exception.raw and not record.raw_output:
                 record.raw_output = exception.raw
         record.raw_output = storable_text(record.raw_output)
-        row = self.persister.row(
-            partition_key, app_id, sequence_id, name, state, "failed" if failed else "completed"
-        )
         node = Node(
             run_id=self.ctx.run_id,
             sequence_id=sequence_id,

@@ -18,6 +18,7 @@ from runs.engine.analysis.bench import (
 )
 from runs.engine.analysis.bench_capture import capture_figures
 from runs.engine.analysis.bench_imports import import_figures
+from runs.engine.analysis.bench_recording import recording_figures
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
@@ -96,6 +97,7 @@ class Command(RewindCommand):
             run_page_figure(repeat),
             batch_figure(repeat),
             *capture_figures(repeat),
+            *recording_figures(repeat),
             *noise_figures(),
             bisect_figure(),
             *import_figures(),

@@ -190,6 +190,9 @@ class StepCalls:
     # The run's fence (``runs.engine.execution.fence``): an answer is stored only through
     # ``fence.writing()``, so a step the run gave up on stores none. None: no fence (a preview).
     fence: Any = field(default=None, repr=False)
+    # Every live answer kept for later, sync calls' too: a recorded program's writer stores
+    # them (``take_pending``, ``store``) with the step, off the step's path.
+    deferred: bool = False
 
     def __enter__(self) -> StepCalls:
         ensure_slot().calls = self
@@ -318,9 +321,17 @@ class StepCalls:
 
     def store_pending(self) -> None:
         """Store the answers ``recorded(..., now=False)`` kept (in a thread the ORM may use)."""
+        self.store(self.take_pending())
+
+    def take_pending(self) -> list[tuple[Call, dict[str, Any], dict[str, Any]]]:
+        """The answers kept so far, handed over: whoever takes them stores them (``store``)."""
         with self.lock:
             pending, self.pending = self.pending, []
-        for call, described, stored in pending:
+        return pending
+
+    def store(self, answers: list[tuple[Call, dict[str, Any], dict[str, Any]]]) -> None:
+        """Store answers ``take_pending`` handed over; each call then names its entry."""
+        for call, described, stored in answers:
             self._store(call, described, stored)
 
     def _store(self, call: Call, described: dict, stored: dict[str, Any]) -> None:
@@ -393,7 +404,7 @@ class StepCalls:
             except Exception as exc:
                 self.failed(call, started, exc, out.url)
                 raise
-            self.recorded(call, described, answer, started)
+            self.recorded(call, described, answer, started, now=not self.deferred)
             return answer, native
 
     async def aexchange(

@@ -1,0 +1,234 @@
+"""Issue 19, item 1: a recorded program's steps leave the step's path — a background writer
+writes them, many to a transaction — and none is lost by a normal exit, a crash of the user's
+code, Ctrl-C or SIGTERM; ``sync=True`` still commits each step before the next one begins."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from burr.core import ApplicationBuilder, State, default, expr
+from burr.core.action import action
+from django.db import connections
+from django.test.utils import CaptureQueriesContext
+
+from runs.engine.apps.registry import _load
+from runs.engine.execution import writer
+from runs.models import Node, Run
+from runs.tests.conftest import PROJECT_ROOT, subprocess_database_url
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+COUNTER_APP = textwrap.dedent(
+    """
+    import os
+    import time
+
+    from burr.core import ApplicationBuilder, State, default, expr
+    from burr.core.action import action
+
+
+    @action(reads=["n"], writes=["n"])
+    def count(state: State) -> State:
+        n = state["n"] + 1
+        if n == 4 and os.environ.get("MODE") == "raise":
+            raise ValueError("the user's code failed")
+        if n == 4 and os.environ.get("MODE") == "wait":
+            print("ready", flush=True)
+            time.sleep(60)
+        return state.update(n=n)
+
+
+    @action(reads=["n"], writes=["done"])
+    def done(state: State) -> State:
+        return state.update(done=True)
+
+
+    def builder():
+        return (
+            ApplicationBuilder()
+            .with_actions(count=count, done=done)
+            .with_transitions(("count", "count", expr("n < 6")), ("count", "done", default))
+            .with_state(n=0, done=False)
+            .with_entrypoint("count")
+        )
+    """
+)
+# The writer made to lag behind the steps: whatever the program does next, its steps are
+# still queued, not committed.
+PROGRAM = textwrap.dedent(
+    """
+    import time
+
+    from counter_app import builder
+
+    from runs.engine.execution import writer
+    from runs.recording import rewind_hooks
+
+    _write = writer.Writer._write
+
+
+    def lagging(self, batch):
+        time.sleep(0.3)
+        _write(self, batch)
+
+
+    writer.Writer._write = lagging
+    app = builder().with_hooks(*rewind_hooks("counter")).build()
+    app.run(halt_after=["done"])
+    print("finished", app.state["n"], flush=True)
+    """
+)
+
+
+def start_program(tmp_path, mode: str) -> subprocess.Popen:
+    (tmp_path / "counter_app.py").write_text(COUNTER_APP)
+    script = tmp_path / "my_program.py"
+    script.write_text(PROGRAM)
+    env = {
+        **os.environ,
+        "DATABASE_URL": subprocess_database_url(),
+        "REWIND_PIPELINES": "counter=counter_app.builder",
+        "HOME": str(tmp_path),
+        "PYTHONPATH": os.pathsep.join([str(PROJECT_ROOT), str(tmp_path)]),
+        "MODE": mode,
+    }
+    return subprocess.Popen(
+        [sys.executable, str(script)], cwd=tmp_path, env=env, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+
+def steps() -> list[tuple[int, str, str]]:
+    run = Run.objects.get(pipeline="counter")
+    return [(n.sequence_id, n.name, n.status) for n in run.nodes.order_by("sequence_id")]
+
+
+def test_a_normal_exit_loses_no_step(rewind_settings, tmp_path):
+    program = start_program(tmp_path, "normal")
+    out, err = program.communicate(timeout=120)
+
+    assert program.returncode == 0, err
+    assert out.strip() == "finished 6"
+    assert steps() == [(i, "count", "completed") for i in range(6)] + [(6, "done", "completed")]
+    run = Run.objects.get(pipeline="counter")
+    assert run.status == Run.Status.COMPLETED and run.trajectory_sha256
+    assert run.turns == [{"inputs": {}}] and run.halt["after"] == ["done"]
+
+
+def test_a_crash_of_the_users_code_loses_no_step_and_fails_the_run(rewind_settings, tmp_path):
+    program = start_program(tmp_path, "raise")
+    _, err = program.communicate(timeout=120)
+
+    assert program.returncode == 1 and "ValueError: the user's code failed" in err
+    assert steps() == [(0, "count", "completed"), (1, "count", "completed"),
+                       (2, "count", "completed"), (3, "count", "failed")]  # fmt: skip
+    run = Run.objects.get(pipeline="counter")
+    assert run.status == Run.Status.FAILED
+    assert run.error == "ValueError: the user's code failed"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_signal_loses_no_step(rewind_settings, tmp_path, signum):
+    program = start_program(tmp_path, "wait")
+    assert program.stdout.readline().strip() == "ready"  # in the 4th step, 3 done and queued
+    program.send_signal(signum)
+    _, err = program.communicate(timeout=120)
+
+    assert program.returncode != 0, err
+    assert steps() == [(0, "count", "completed"), (1, "count", "completed"),
+                       (2, "count", "completed"), (3, "count", "failed")]  # fmt: skip
+    run = Run.objects.get(pipeline="counter")
+    assert run.status == Run.Status.FAILED
+    expected = "KeyboardInterrupt" if signum == signal.SIGINT else "SystemExit"
+    assert run.error.startswith(expected), run.error
+    assert Node.objects.get(run=run, sequence_id=3).error.startswith(expected)
+
+
+# -- in this process: what the writer's own connection commits ------------------------------
+
+seen: list[bool] = []  # per step from the second: was the step before it in the database?
+
+
+@action(reads=["n"], writes=["n"])
+def probe(state: State) -> State:
+    if state["n"] > 0:
+        seen.append(Node.objects.filter(run__pipeline="probe", sequence_id=state["n"] - 1).exists())
+    return state.update(n=state["n"] + 1)
+
+
+@action(reads=["n"], writes=["done"])
+def finish(state: State) -> State:
+    return state.update(done=True)
+
+
+STEPS = 20
+
+
+def probe_app() -> ApplicationBuilder:
+    return (
+        ApplicationBuilder()
+        .with_actions(probe=probe, finish=finish)
+        .with_transitions(("probe", "probe", expr(f"n < {STEPS}")), ("probe", "finish", default))
+        .with_state(n=0, done=False)
+        .with_entrypoint("probe")
+    )
+
+
+@pytest.fixture
+def registered(rewind_settings):
+    rewind_settings.REWIND_PIPELINES = {
+        **rewind_settings.REWIND_PIPELINES,
+        "probe": "runs.tests.test_program_writer.probe_app",
+    }
+    _load.cache_clear()
+    seen.clear()
+    yield
+    writer.shared().close()  # the writer's connection closed before the database goes
+    _load.cache_clear()
+
+
+@contextmanager
+def writer_commits() -> Iterator[CaptureQueriesContext]:
+    """The statements the writer's own connection runs (it lives in the writer's thread)."""
+    shared = writer.shared()
+    queries = shared.call(lambda: CaptureQueriesContext(connections["default"]).__enter__())
+    try:
+        yield queries
+    finally:
+        shared.call(lambda: queries.__exit__(None, None, None))
+
+
+def commits(queries: CaptureQueriesContext) -> int:
+    return sum(q["sql"] == "COMMIT" for q in queries.captured_queries)
+
+
+def test_steps_are_written_many_to_a_transaction(registered):
+    from runs.recording import rewind_hooks
+
+    app = probe_app().with_hooks(*rewind_hooks("probe")).build()
+    with writer_commits() as queries:
+        app.run(halt_after=["finish"])
+
+    run = Run.objects.get(pipeline="probe")
+    assert run.status == Run.Status.COMPLETED
+    assert run.nodes.count() == STEPS + 1  # all committed when run() returned
+    assert 1 <= commits(queries) < STEPS + 1
+
+
+def test_sync_commits_each_step_before_the_next_begins(registered):
+    from runs.recording import rewind_hooks
+
+    app = probe_app().with_hooks(*rewind_hooks("probe", sync=True)).build()
+    with writer_commits() as queries:
+        app.run(halt_after=["finish"])
+
+    assert seen == [True] * (STEPS - 1)
+    assert commits(queries) >= STEPS + 1
+    assert Run.objects.get(pipeline="probe").nodes.count() == STEPS + 1
