@@ -101,23 +101,26 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         self.unstorable: UnstorableValue | None = None  # the state it left cannot be stored
         self.started = 0.0
 
-    def pre_run_step(
+    def pre_run_step(self, **kwargs: Any) -> None:
+        if self.prepare(**kwargs):
+            self.write_held()
+
+    def prepare(
         self, *, sequence_id: int, action: Action, state: State, inputs: dict, **future: Any
-    ) -> None:
+    ) -> bool:
+        """Before a step (no database work: an async app's hook runs in its event loop).
+        True when the steps held so far are to be written before it runs."""
         # Overrides apply to one step, found by its sequence id.
         self.ctx.sequence_id = sequence_id
         self.state_before, self.unstorable = state, None  # kept if the step is abandoned
         if isinstance(action, NodeAction):
             self.calls, self.before = None, {}
-            return
+            return False  # a declared node writes them itself before it calls out
         llm = self.ctx.overrides.get(sequence_id, {})
         semantic = self.stored_before = stored_state(state)
         self.before = step_inputs(self.ctx.turn, inputs, action, semantic)
         guarded = not self.ctx.live and not self.ctx.allow_network
         unchanged = self.ctx.replay or self._unchanged(sequence_id, action, llm)
-        if self.held and not unchanged:
-            # Its calls may go out (and take long): the steps before it show first.
-            self.write_held()
         capture.install()
         self.calls = StepCalls(
             sequence_id=sequence_id,
@@ -132,6 +135,8 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         )
         self.calls.__enter__()
         self.started = time.perf_counter()
+        # A step that may call out (and take long) lets the steps held before it show first.
+        return bool(self.held) and not unchanged
 
     def _unchanged(self, sequence_id: int, action: Action, overrides: dict) -> bool:
         """Whether this step of a fork re-executes exactly as its source's did: the same
@@ -339,7 +344,10 @@ class AsyncStepRecorder(PreRunStepHookAsync, PostRunStepHookAsync):
         self.app: Any = None
 
     async def pre_run_step(self, **kwargs: Any) -> None:
-        self.recorder.pre_run_step(**kwargs)  # no database work: safe in the loop
+        from asgiref.sync import sync_to_async
+
+        if self.recorder.prepare(**kwargs):  # no database work: safe in the loop
+            await sync_to_async(self.recorder.write_held, thread_sensitive=True)()
 
     async def post_run_step(
         self,
