@@ -41,6 +41,7 @@ from runs.models import Blob, BurrState, Edge, Node
 # Steps that made no live call: the cache (or an override) answered them whole.
 HELD_SOURCES = frozenset({"cache", "tool-cache", "render-cache", "override"})
 HOLD_STEPS = 100  # held steps are written at the latest when this many are held
+HOLD_BYTES = 8 * 1024 * 1024  # … or when the new values they keep add up to this
 HOLD_SECONDS = 0.5  # … or when the first of them has been held this long, at a step's end
 
 
@@ -89,6 +90,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         self.hold = hold
         self.held: list[tuple[BurrState, Node, Edge | None, dict[str, str]]] = []
         self.held_since = 0.0
+        self.held_bytes = 0  # of the new blobs held steps keep
         # The output hash of every step of the run so far, in order (its inherited or resumed
         # steps first, set by the runner): the run's trajectory, without reading it back.
         self.trajectory: list[str] = []
@@ -261,8 +263,14 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
             if held:
                 if not self.held:
                     self.held_since = time.monotonic()
-                self.held.append(step)
-                full = len(self.held) >= HOLD_STEPS
+                # What a held step keeps: its rows, and only the blobs not known stored (the
+                # state row's decoded snapshot is dropped: its blob is all that is written).
+                row.__dict__.pop("_stored_values", None)
+                known = self.ctx.known_blobs
+                new = {sha: text for sha, text in step[3].items() if sha not in known}
+                self.held.append((row, node, edge, new))
+                self.held_bytes += sum(len(text) for text in new.values())
+                full = len(self.held) >= HOLD_STEPS or self.held_bytes >= HOLD_BYTES
                 if full or time.monotonic() - self.held_since >= HOLD_SECONDS:
                     self._write(self._take_held())
             else:
@@ -287,7 +295,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
             self._write(self._take_held(), savepoint=savepoint)
 
     def _take_held(self) -> list[tuple[BurrState, Node, Edge | None, dict[str, str]]]:
-        held, self.held = self.held, []
+        held, self.held, self.held_bytes = self.held, [], 0
         return held
 
     def _write(
