@@ -5,26 +5,33 @@ by ``Model.save()`` each INSERT is compiled again for every step, which the prof
 200-step replay put at over half of a step's time. ``insert`` builds the same parameterised
 statement once per model and connection vendor, and binds each row's values the way the ORM
 does (``Field.pre_save`` then ``get_db_prep_save``): the same SQL, the same stored values.
-It sends no model signals (Rewind connects none) and stores no blobs — the caller does
-(``Blob.objects.store``).
+``insert_if_new`` inserts a row unless its unique values are there (a cache entry), and
+``insert_all`` writes many rows of one model as one multi-row INSERT (the steps a cached
+replay held back, ``StepRecorder``), its primary keys read back in order as ``bulk_create``
+reads them. Neither sends model signals (Rewind connects none) nor stores blobs — the caller
+does (``Blob.objects.store``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 from django.db import DEFAULT_DB_ALIAS, connections, models
 
 
 @cache
-def _statement(model: type[models.Model], vendor: str) -> tuple[str, tuple[models.Field, ...]]:
+def _statement(
+    model: type[models.Model], vendor: str, rows: int = 1
+) -> tuple[str, tuple[models.Field, ...]]:
     fields = tuple(f for f in model._meta.concrete_fields if not f.primary_key)
     quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
     pk = model._meta.pk
-    sql = "INSERT INTO {} ({}) VALUES ({}) RETURNING {}".format(
+    values = "({})".format(", ".join(["%s"] * len(fields)))
+    sql = "INSERT INTO {} ({}) VALUES {} RETURNING {}".format(
         quote(model._meta.db_table),
         ", ".join(quote(f.column) for f in fields),
-        ", ".join(["%s"] * len(fields)),
+        ", ".join([values] * rows),
         quote(pk.column),
     )
     return sql, fields
@@ -33,17 +40,37 @@ def _statement(model: type[models.Model], vendor: str) -> tuple[str, tuple[model
 def insert(obj: models.Model) -> models.Model:
     """INSERT ``obj`` as one statement and give it its primary key, like ``save()`` on a new
     row of a model with an automatic key."""
+    insert_all([obj])
+    return obj
+
+
+def insert_all(objs: Sequence[models.Model]) -> None:
+    """INSERT ``objs`` (rows of one model) in as few statements as the database's limit on
+    parameters allows — one for a replay's steps — each given its primary key."""
+    if not objs:
+        return
     # The connection itself, not the ``django.db.connection`` proxy, which looks the thread's
     # connection up again on every attribute the fields' preparation reads.
     connection = connections[DEFAULT_DB_ALIAS]
-    sql, fields = _statement(type(obj), connection.vendor)
-    params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    model = type(objs[0])
+    fields = _statement(model, connection.vendor)[1]
+    size = max(1, connection.ops.bulk_batch_size(fields, objs))
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        obj.pk = cursor.fetchone()[0]
-    obj._state.adding = False
-    obj._state.db = connection.alias
-    return obj
+        for start in range(0, len(objs), size):
+            chunk = objs[start : start + size]
+            sql = _statement(model, connection.vendor, len(chunk))[0]
+            params = [
+                f.get_db_prep_save(f.pre_save(obj, True), connection)
+                for obj in chunk
+                for f in fields
+            ]
+            cursor.execute(sql, params)
+            # In the order of the VALUES, as Django's own bulk_create relies on (SQLite's
+            # RETURNING and PostgreSQL's both emit the rows in the order they are inserted).
+            for obj, (pk,) in zip(chunk, cursor.fetchall(), strict=True):
+                obj.pk = pk
+                obj._state.adding = False
+                obj._state.db = connection.alias
 
 
 @cache

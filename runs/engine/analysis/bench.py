@@ -5,6 +5,7 @@ are noisy and shared). Timings run without tracing; memory is measured in a sepa
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 import tempfile
@@ -180,6 +181,172 @@ def replay_figures(source: Run, replay_once: Callable[[], Run], repeat: int) -> 
             "note": f"{path['fixed']} for the whole replay of {written} steps: create, claim, "
             "load the source and its pins, count hits, finish",
         },
+    ]
+
+
+# -- a whole replay of the demo (issue 19) ------------------------------------------------------
+
+WHOLE_REPLAY_GOALS = {False: 1.5, True: 5.0}  # ÷ bare Burr: its default pragmas, WAL/NORMAL
+STATEMENTS_PER_STEP, FIXED_STATEMENTS, REPLAY_COMMITS = 3, 8, 3
+
+
+def bare_burr_app_seconds(source: Run, *, tuned: bool, repeat: int) -> float:
+    """Seconds bare Burr takes to run ``source``'s actions once with its ``SQLitePersister``,
+    the app rebuilt each time the way a program that runs it once does: connect to the
+    database file (made beforehand), initialise the persister, build the graph and the app,
+    step it to the end, close. Each action writes the value the source's step wrote, so the
+    states Burr serialises and persists are the replay's. ``tuned``: the pragmas Rewind's
+    SQLite uses (WAL, synchronous NORMAL); else Burr's defaults."""
+    from burr.core import State, action, default
+    from burr.core.graph import GraphBuilder
+
+    from runs.engine.apps.state import restored_state
+
+    steps = list(source.nodes.order_by("sequence_id").values_list("name", "output_blob__body"))
+
+    def writer(name: str, value: Any) -> Any:
+        @action(reads=[], writes=[name])
+        def write(state: State) -> State:
+            return state.update(**{name: value})
+
+        return write
+
+    outputs = [(name, json.loads(body) if body else None) for name, body in steps]
+    names = [name for name, _ in outputs]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "burr.db"
+        made = sqlite3.connect(path)
+        if tuned:
+            made.execute("PRAGMA journal_mode=WAL")  # kept by the file
+        SQLLitePersister(db_path="", connection=made).initialize()
+        made.close()
+        runs = iter(range(10**9))
+
+        def once() -> None:
+            db = sqlite3.connect(path, check_same_thread=False)
+            if tuned:
+                db.execute("PRAGMA synchronous=NORMAL")
+            persister = SQLLitePersister(db_path="", connection=db)
+            persister.initialize()
+            graph = (
+                GraphBuilder()
+                .with_actions(**{name: writer(name, value) for name, value in outputs})
+                .with_transitions(
+                    *[(a, b, default) for a, b in zip(names, names[1:], strict=False)]
+                )
+                .build()
+            )
+            app = (
+                ApplicationBuilder()
+                .with_graph(graph)
+                .with_state(**restored_state(source.inputs or {}))
+                .with_entrypoint(names[0])
+                .with_state_persister(persister)
+                .with_identifiers(app_id=f"bench-{next(runs)}")
+                .build()
+            )
+            while app.has_next_action():
+                app.step()
+            db.close()
+
+        seconds, _ = best_time(once, repeat)
+    return seconds
+
+
+class Statements:
+    """Every statement a connection sends while it is installed (``with Statements() as s``),
+    and the transaction it belongs to: ``data`` (statements that are not transaction
+    control), ``transactions`` (explicit ones: BEGIN … COMMIT), ``commits`` (those, plus each
+    write sent outside a transaction, which commits by itself)."""
+
+    CONTROL = ("BEGIN", "SAVEPOINT", "RELEASE", "ROLLBACK", "COMMIT")
+    WRITES = ("INSERT", "UPDATE", "DELETE")
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Any]] = []  # (sql, the outermost atomic block or None)
+
+    def __call__(self, execute, sql, params, many, context):  # noqa: ANN001 — Django's
+        conn = context["connection"]
+        self.sent.append((sql, conn.atomic_blocks[0] if conn.in_atomic_block else None))
+        return execute(sql, params, many, context)
+
+    def __enter__(self) -> Statements:
+        connection.execute_wrappers.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        connection.execute_wrappers.remove(self)
+
+    @property
+    def data(self) -> list[str]:
+        return [sql for sql, _ in self.sent if not sql.lstrip().upper().startswith(self.CONTROL)]
+
+    @property
+    def transactions(self) -> int:
+        blocks: list[Any] = []
+        for _, block in self.sent:
+            if block is not None and not any(block is seen for seen in blocks):
+                blocks.append(block)
+        return len(blocks)
+
+    @property
+    def commits(self) -> int:
+        alone = [
+            sql
+            for sql, block in self.sent
+            if block is None and sql.lstrip().upper().startswith(self.WRITES)
+        ]
+        return self.transactions + len(alone)
+
+    @property
+    def statements(self) -> int:
+        """Data statements and the BEGIN and COMMIT of each transaction."""
+        return len(self.data) + 2 * self.transactions
+
+
+def whole_replay_figures(source: Run, repeat: int) -> list[dict]:
+    """The demo's cached replay whole — created, executed, judged — against bare Burr running
+    the same steps' actions (``bare_burr_app_seconds``), and the statements and commits it
+    takes: what a person's "replay this run" costs beside what Burr alone would."""
+    from runs.engine.execution.runner import execute_run
+    from runs.engine.forking.replays import create_replay, replay_verdict
+
+    def whole() -> dict:
+        return replay_verdict(source, execute_run(create_replay(source).pk))
+
+    verdict = whole()
+    if verdict["verdict"] != "identical":
+        raise RuntimeError(f"the replay of run {source.pk} is {verdict['verdict']}: {verdict}")
+    seconds, _ = best_time(whole, repeat)
+    with Statements() as sent:
+        whole()
+    steps = verdict["nodes"]
+    name = f"whole cached replay of the demo's {steps}-step run (create, execute, verdict)"
+    figures = [
+        figure(
+            f"{name} ÷ bare Burr running its {steps} actions with SQLitePersister, app rebuilt "
+            f"each time ({'WAL/NORMAL' if tuned else 'default pragmas'})",
+            seconds,
+            bare_burr_app_seconds(source, tuned=tuned, repeat=repeat),
+            WHOLE_REPLAY_GOALS[tuned],
+        )
+        for tuned in (False, True)
+    ]
+    budget = STATEMENTS_PER_STEP * steps + FIXED_STATEMENTS
+    return [
+        *figures,
+        {
+            **figure(
+                f"SQL statements for that whole replay ({steps} steps)",
+                sent.statements,
+                None,
+                budget,
+                unit="",
+            ),  # fmt: skip
+            "note": f"{len(sent.data)} data, {2 * sent.transactions} BEGIN/COMMIT; goal "
+            f"{STATEMENTS_PER_STEP} per step + {FIXED_STATEMENTS} fixed",
+        },
+        figure("commits for that whole replay", sent.commits, None, REPLAY_COMMITS, unit=""),
     ]
 
 

@@ -89,7 +89,9 @@ class RunContext:
     live: bool
     model: str
     temperature: float
-    provider: ProviderConfig  # the endpoint configured now (base URL, key)
+    # The endpoint configured now (base URL, key), read on first use (``provider``): a run
+    # the cache answers whole never reads it.
+    configured: Callable[[], ProviderConfig]
     # What answers this run's declared llm calls ("simulator" | "endpoint"): the run's own,
     # inherited by forks; a call the configured endpoint would answer as the other is refused.
     identity: str
@@ -124,6 +126,9 @@ class RunContext:
     visits: Counter = field(default_factory=Counter)  # visits of each action so far
     artifact: tuple[str, str] | None = None  # (path, sha256) written by the artifact node
     on_step: Callable[[Any], None] | None = None
+    # Called before a step calls out (a cache miss, live mode): the steps the recorder holds
+    # back are written first, so they show while the call takes its time.
+    before_live: Callable[[], None] | None = None
     # Hashes of blobs known to be stored (the source's states and values): a step whose
     # state and values are all among them stores no blob (runs.models.Blob).
     known_blobs: set[str] = field(default_factory=set)
@@ -131,6 +136,13 @@ class RunContext:
     # step timeout, a cancel): the abandoned step then writes nothing.
     fence: Fence = field(default_factory=Fence)
     _client: ChatClient | None = None
+    _provider: ProviderConfig | None = None
+
+    @property
+    def provider(self) -> ProviderConfig:
+        if self._provider is None:
+            self._provider = self.configured()
+        return self._provider
 
     def client(self) -> ChatClient:
         # Made on the first cache miss only: a fully cached run never touches the provider.
@@ -141,6 +153,10 @@ class RunContext:
                 raise NodeFailure(str(exc)) from None
             self._client = make_client(self.provider)
         return self._client
+
+    def going_live(self) -> None:
+        if self.before_live is not None:
+            self.before_live()
 
     def overrides_for(self, node: str) -> dict[str, Override]:
         """The overrides of the step being executed — of this step only, not of every step
@@ -239,6 +255,7 @@ def run_llm(spec: LLMNode, view: dict, ctx: RunContext, record: StepRecord) -> A
     entry = cache.get_llm(key, occurrence, pinned)
     if entry is not None:  # a hit takes no lock
         return _from_entry(spec, entry, record)
+    ctx.going_live()
     with call_lock(key):  # identical calls in flight go to the provider once
         entry = cache.get_llm(key, occurrence, pinned)  # stored while we waited?
         if entry is not None:
@@ -258,6 +275,7 @@ def _from_entry(spec: LLMNode, entry: Any, record: StepRecord) -> Any:
 def _call_llm(
     spec: LLMNode, request: dict, occurrence: int, ctx: RunContext, record: StepRecord
 ) -> Any:
+    ctx.going_live()
     chat = ChatRequest(
         model=request["model"],
         messages=request["messages"],
@@ -361,6 +379,7 @@ def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) ->
         else:
             if not ctx.live:
                 record.cache_note = cache.explain_tool(spec.name, spec.version, args)
+            ctx.going_live()
             output = _compute(spec, args, ctx)
             with ctx.fence.writing():
                 stored = cache.put_tool(

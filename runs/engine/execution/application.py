@@ -74,17 +74,21 @@ def make_context(
     source_steps = source_steps or []
     # The endpoint (base URL, key) is the one configured now; model and temperature are the
     # run's own, inherited by forks — so a fork needs no configured model.
-    config = current_config()
+    # Read only when the run names no model (or when a step calls out: ``ctx.provider``).
+    model, configured = provider.get("model"), current_config
+    if not model:
+        config = current_config()
+        # A Burr app's calls name their own model; only declared llm nodes need one here.
+        model = config.model if isinstance(pipeline, BurrApp) else config.require_model()
+        configured = lambda: config  # noqa: E731 — read once: the same config throughout
     return RunContext(
         run_id=run_id,
         pipeline=pipeline,
         overrides=overrides,
         live=live,
-        # A Burr app's calls name their own model; only declared llm nodes need one here.
-        model=provider.get("model")
-        or (config.model if isinstance(pipeline, BurrApp) else config.require_model()),
+        model=model,
         temperature=float(provider.get("temperature") or 0.0),
-        provider=config,
+        configured=configured,
         identity=identity_of(provider),
         artifact_dir=Path(settings.REWIND_ARTIFACT_DIR),
         data_dir=Path(settings.REWIND_DATA_DIR),

@@ -1,4 +1,5 @@
-"""Writes each finished step: Burr's state row, the Node row and the Edge, in one transaction.
+"""Writes each finished step: Burr's state row, the Node row and the Edge, in one transaction —
+or, for a step the cache answered whole, held with the steps before it and written together.
 
 One recorder for both kinds of step. A declared node (``NodeAction``) reports its telemetry
 in its result; any other action of a Burr app is observed from outside: while it runs, the
@@ -34,8 +35,14 @@ from runs.engine.execution.actions import NodeAction, RunContext, StepRecord
 from runs.engine.execution.fence import InFlight
 from runs.engine.execution.persister import DjangoPersister
 from runs.hashing import content_sha256
-from runs.inserts import insert
+from runs.inserts import insert_all
 from runs.models import Blob, BurrState, Edge, Node
+
+# Steps that made no live call: the cache (or an override) answered them whole.
+HELD_SOURCES = frozenset({"cache", "tool-cache", "render-cache", "override"})
+HOLD_STEPS = 100  # held steps are written at the latest when this many are held
+HOLD_BYTES = 8 * 1024 * 1024  # … or when the new values they keep add up to this
+HOLD_SECONDS = 0.5  # … or when the first of them has been held this long, at a step's end
 
 
 def failure_message(exception: BaseException, secrets: Iterable[str] = ()) -> str:
@@ -73,9 +80,22 @@ def step_failure(calls: StepCalls | None, exception: BaseException | None) -> Ba
 
 
 class StepRecorder(PreRunStepHook, PostRunStepHook):
-    def __init__(self, ctx: RunContext, persister: DjangoPersister) -> None:
+    def __init__(self, ctx: RunContext, persister: DjangoPersister, *, hold: bool = False) -> None:
         self.ctx = ctx
         self.persister = persister
+        # ``hold``: a step the cache answered whole is held, not written at once; the held
+        # steps are written in one transaction with the next step that went live or failed,
+        # before a step that may go live, or at the run's end (``write_held``). None is ever
+        # written out of order, and a step that went live is committed before the next begins.
+        self.hold = hold
+        self.held: list[tuple[BurrState, Node, Edge | None, dict[str, str]]] = []
+        self.held_since = 0.0
+        self.held_bytes = 0  # of the new blobs held steps keep
+        # The output hash of every step of the run so far, in order (its inherited or resumed
+        # steps first, set by the runner): the run's trajectory, without reading it back.
+        self.trajectory: list[str] = []
+        if hold:  # a declared node about to call out writes the held steps first
+            ctx.before_live = self.write_held
         self.calls: StepCalls | None = None
         self.before: dict[str, Any] = {}  # the step's recorded inputs
         self.state_before: State | None = None  # the state it started from
@@ -83,19 +103,26 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         self.unstorable: UnstorableValue | None = None  # the state it left cannot be stored
         self.started = 0.0
 
-    def pre_run_step(
+    def pre_run_step(self, **kwargs: Any) -> None:
+        if self.prepare(**kwargs):
+            self.write_held()
+
+    def prepare(
         self, *, sequence_id: int, action: Action, state: State, inputs: dict, **future: Any
-    ) -> None:
+    ) -> bool:
+        """Before a step (no database work: an async app's hook runs in its event loop).
+        True when the steps held so far are to be written before it runs."""
         # Overrides apply to one step, found by its sequence id.
         self.ctx.sequence_id = sequence_id
         self.state_before, self.unstorable = state, None  # kept if the step is abandoned
         if isinstance(action, NodeAction):
             self.calls, self.before = None, {}
-            return
+            return False  # a declared node writes them itself before it calls out
         llm = self.ctx.overrides.get(sequence_id, {})
         semantic = self.stored_before = stored_state(state)
         self.before = step_inputs(self.ctx.turn, inputs, action, semantic)
         guarded = not self.ctx.live and not self.ctx.allow_network
+        unchanged = self.ctx.replay or self._unchanged(sequence_id, action, llm)
         capture.install()
         self.calls = StepCalls(
             sequence_id=sequence_id,
@@ -105,11 +132,13 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
             llm_model=llm["llm.model"].value if "llm.model" in llm else None,
             llm_temperature=llm["llm.temperature"].value if "llm.temperature" in llm else None,
             hermetic=guarded and self.ctx.replay,
-            guarded=guarded and (self.ctx.replay or self._unchanged(sequence_id, action, llm)),
+            guarded=guarded and unchanged,
             fence=self.ctx.fence,
         )
         self.calls.__enter__()
         self.started = time.perf_counter()
+        # A step that may call out (and take long) lets the steps held before it show first.
+        return bool(self.held) and not unchanged
 
     def _unchanged(self, sequence_id: int, action: Action, overrides: dict) -> bool:
         """Whether this step of a fork re-executes exactly as its source's did: the same
@@ -197,7 +226,9 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
     ) -> Node:
         """Write a finished step: its state row, its Node row and the edge to it, in one
         transaction — through the run's fence (``fenced=False`` only for the step the run
-        abandoned, written by the run itself once the fence is closed)."""
+        abandoned, written by the run itself once the fence is closed). A step the cache
+        answered whole is held instead, when the recorder holds (passing the fence all the
+        same: once it is closed, nothing more is held)."""
         row = self.state_row(partition_key, app_id, sequence_id, name, state, exception)
         return self.write_row(row, record, exception, fenced=fenced)
 
@@ -241,32 +272,75 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
             error=storable_text(failure_message(exception, record.secrets)) if failed else "",
             **record.node_fields(),
         )
-        # One transaction: the blobs not stored yet (none, when the step reproduced its
-        # source's state and values), the state row, the step row and the edge to it.
-        with self.ctx.fence.writing() if fenced else nullcontext(), transaction.atomic():
-            stored = Blob.objects.store(
-                {**row.take_new_blobs(), **node.take_new_blobs()}, known=self.ctx.known_blobs
+        edge = None
+        if self.ctx.previous_node is not None:
+            edge = Edge(
+                run_id=self.ctx.run_id,
+                sequence_id=sequence_id,
+                from_node=self.ctx.previous_node,
+                to_node=name,
+                condition=self.ctx.pipeline.condition_label(self.ctx.previous_node, name),
             )
-            insert(row)
-            insert(node)
-            if self.ctx.previous_node is not None:
-                insert(
-                    Edge(
-                        run_id=self.ctx.run_id,
-                        sequence_id=sequence_id,
-                        from_node=self.ctx.previous_node,
-                        to_node=name,
-                        condition=self.ctx.pipeline.condition_label(self.ctx.previous_node, name),
-                    )
-                )
+        step = (row, node, edge, {**row.take_new_blobs(), **node.take_new_blobs()})
+        held = fenced and self.hold and not failed and record.cache_source in HELD_SOURCES
+        with self.ctx.fence.writing() if fenced else nullcontext():
+            if held:
+                if not self.held:
+                    self.held_since = time.monotonic()
+                # What a held step keeps: its rows, and only the blobs not known stored (the
+                # state row's decoded snapshot is dropped: its blob is all that is written).
+                row.__dict__.pop("_stored_values", None)
+                known = self.ctx.known_blobs
+                new = {sha: text for sha, text in step[3].items() if sha not in known}
+                self.held.append((row, node, edge, new))
+                self.held_bytes += sum(len(text) for text in new.values())
+                full = len(self.held) >= HOLD_STEPS or self.held_bytes >= HOLD_BYTES
+                if full or time.monotonic() - self.held_since >= HOLD_SECONDS:
+                    self._write(self._take_held())
+            else:
+                # Every step held before it first: one transaction, in order.
+                self._write([*self._take_held(), step])
             if fenced:
                 self.ctx.fence.written()
-        self.ctx.known_blobs.update(stored)  # committed: known from now on
         self.ctx.previous_node = name
         self.ctx.current = None
-        if self.ctx.on_step is not None:
-            self.ctx.on_step(node)
+        self.trajectory.append(node.output_sha256)
         return node
+
+    def write_held(self, *, fenced: bool = True, savepoint: bool = True) -> None:
+        """Write the steps held so far, in one transaction (none: nothing to do). The runner
+        calls it at the run's end inside the transaction that finishes the run; a step calls
+        it before it goes live. ``fenced=False``: the run stopped waiting for a step, and
+        writes what was held before the fence closed. ``savepoint=False``: inside the
+        caller's transaction, which fails whole if this does."""
+        if not self.held:
+            return
+        with self.ctx.fence.writing() if fenced else nullcontext():
+            self._write(self._take_held(), savepoint=savepoint)
+
+    def _take_held(self) -> list[tuple[BurrState, Node, Edge | None, dict[str, str]]]:
+        held, self.held, self.held_bytes = self.held, [], 0
+        return held
+
+    def _write(
+        self,
+        steps: list[tuple[BurrState, Node, Edge | None, dict[str, str]]],
+        *,
+        savepoint: bool = True,
+    ) -> None:
+        """One transaction: the blobs not stored yet (none, when the steps reproduced their
+        source's states and values), then the state rows, the step rows and the edges, each
+        kind in one statement."""
+        blobs = {sha: text for *_, new in steps for sha, text in new.items()}
+        with transaction.atomic(savepoint=savepoint):
+            stored = Blob.objects.store(blobs, known=self.ctx.known_blobs)
+            insert_all([row for row, _, _, _ in steps])
+            insert_all([node for _, node, _, _ in steps])
+            insert_all([edge for _, _, edge, _ in steps if edge is not None])
+        self.ctx.known_blobs.update(stored)  # committed (or the caller's to commit): known
+        if self.ctx.on_step is not None:
+            for _, node, _, _ in steps:
+                self.ctx.on_step(node)
 
     def abandoned(self, step: InFlight, message: str) -> Node | None:
         """Write ``step``, which the run stopped waiting for (a step timeout, a cancel), as
@@ -302,7 +376,10 @@ class AsyncStepRecorder(PreRunStepHookAsync, PostRunStepHookAsync):
         self.app: Any = None
 
     async def pre_run_step(self, **kwargs: Any) -> None:
-        self.recorder.pre_run_step(**kwargs)  # no database work: safe in the loop
+        from asgiref.sync import sync_to_async
+
+        if self.recorder.prepare(**kwargs):  # no database work: safe in the loop
+            await sync_to_async(self.recorder.write_held, thread_sensitive=True)()
 
     async def post_run_step(
         self,

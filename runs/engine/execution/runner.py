@@ -20,6 +20,7 @@ from asgiref.sync import async_to_sync
 from burr.core import Application, State
 from burr.core.application import PRIOR_STEP, SEQUENCE_ID
 from django.conf import settings
+from django.db import transaction
 
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.apps.state import restored_state, stored_state
@@ -230,9 +231,14 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
     cancelled before it started is returned as it is. The steps execute in a thread of their
     own (``watch.run_steps``): a step that outlasts the step timeout fails the run, naming
     it, and a cancel stops it — at once, whatever the step is doing.
+
+    Steps the cache answers whole are held by the recorder and written together, at the
+    latest in the transaction that finishes the run: a fully cached replay commits three
+    times (its creation, this claim, its end). A step that goes live is committed, with the
+    steps held before it, before the next step begins.
     """
     claimed = Run.objects.claim(run_id)
-    run = Run.objects.get(pk=run_id)
+    run = Run.objects.select_related("parent").get(pk=run_id)
     if not claimed:
         if run.status == Run.Status.CANCELLED:
             return run
@@ -240,11 +246,13 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
     heartbeat = Heartbeat(run_id)
     heartbeat.start()
     ctx: RunContext | None = None
+    recorder: StepRecorder | None = None
     try:
-        prior = _steps(run)
-        ctx = _context(run, prior)
+        prior, source_steps = _steps(run)
+        ctx = _context(run, prior, source_steps)
         ctx.on_step = on_step
-        recorder = StepRecorder(ctx, DjangoPersister())
+        recorder = StepRecorder(ctx, DjangoPersister(), hold=not ctx.live)
+        recorder.trajectory = [step.output_sha256 for step in prior]
         hook = AsyncStepRecorder(recorder) if ctx.pipeline.is_async else recorder
         app = _application(run, ctx, hook, prior)
         if isinstance(hook, AsyncStepRecorder):
@@ -265,24 +273,56 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
         if not isinstance(exc, RewindError):
             logger.exception("run %s failed unexpectedly", run_id)
         heartbeat.stop()
-        _count_hits(ctx)
-        finish_run(
-            run, Run.Status.FAILED, error=_run_error(run, exc, ctx),
-            warnings=ctx.warnings if ctx is not None else [],
-        )  # fmt: skip
+        _end(run, ctx, recorder, Run.Status.FAILED, exc)
     else:
         heartbeat.stop()
-        _count_hits(ctx)
-        finish_run(run, Run.Status.COMPLETED, artifact=ctx.artifact, warnings=ctx.warnings)
+        _end(run, ctx, recorder, Run.Status.COMPLETED)
     run.refresh_from_db()
     return run
 
 
-def _stopped(run: Run, ctx: RunContext, recorder: StepRecorder, stopped: RunStopped) -> None:
-    """The run stopped waiting for its steps: the step in flight is written failed (the
-    fence is closed: the abandoned step writes nothing more), the hits so far are counted, and
-    a timed-out run fails naming the step; a cancelled run stays as its cancel left it."""
+def _end(
+    run: Run,
+    ctx: RunContext | None,
+    recorder: StepRecorder | None,
+    status: str,
+    failure: BaseException | None = None,
+) -> None:
+    """End an executed run in one transaction: the steps still held, the cache hits counted,
+    its status, trajectory and artifact. A held step that cannot be written fails the run."""
+    warnings = ctx.warnings if ctx is not None else []
+    try:
+        with transaction.atomic():
+            if recorder is not None:
+                recorder.write_held(savepoint=False)
+            _count_hits(ctx)
+            if failure is not None:
+                end_run(run, status, error=_run_error(run, failure, ctx), warnings=warnings)
+            else:
+                end_run(
+                    run, status, artifact=ctx.artifact, warnings=warnings,
+                    hashes=recorder.trajectory,
+                )  # fmt: skip
+    except Exception as exc:  # noqa: BLE001 — the run must still end
+        logger.exception("run %s: its end was not written", run.pk)
+        if recorder is not None:
+            recorder.held.clear()  # not written: a resume executes those steps again
+        end_run(
+            run, Run.Status.FAILED, error=_run_error(run, failure or exc, ctx), warnings=warnings
+        )
+    export_run(run.pk)  # see finish_run
+
+
+def _stopped(run: Run, ctx: RunContext, recorder: StepRecorder | None, stopped: RunStopped) -> None:
+    """The run stopped waiting for its steps: the steps held before the fence closed and the
+    step in flight (failed) are written by the run itself — the abandoned step writes nothing
+    more — the hits so far are counted, and a timed-out run fails naming the step; a
+    cancelled run stays as its cancel left it."""
     logger.warning("run %s stopped: %s", run.pk, stopped)
+    try:
+        recorder.write_held(fenced=False)
+    except Exception:  # noqa: BLE001 — the run must still end; the held steps are a detail
+        logger.exception("run %s: the steps held before it stopped were not written", run.pk)
     if stopped.step is not None:
         message = f"cancelled while it ran ({stopped})" if stopped.cancelled else str(stopped)
         try:
@@ -315,30 +355,53 @@ def finish_run(
     artifact: tuple[str, str] | None = None,
     warnings: list[str] | None = None,
 ) -> None:
-    hashes = list(run.nodes.order_by("sequence_id").values_list("output_sha256", flat=True))
-    fields: dict[str, Any] = {"error": error}
-    if warnings:
-        fields["warnings"] = [*run.warnings, *warnings]
-    if status == Run.Status.COMPLETED:
-        fields["trajectory_sha256"] = trajectory_sha256(hashes)
-        if artifact is not None:
-            fields["artifact_path"], fields["artifact_sha256"] = artifact
-    Run.objects.finish(run.pk, status, **fields)
+    end_run(run, status, error=error, artifact=artifact, warnings=warnings)
     # Every run ends here (executed, forked, replayed, recorded by a program): with
     # REWIND_OTLP_ENDPOINT set it leaves as a trace — queued, never waited on; unset, a no-op.
     export_run(run.pk)
 
 
-def _steps(run: Run) -> list[Node]:
-    """A run's steps in order, once, without what only some forks read (outputs: a writes.*
-    override reads its one step's) or nothing reads while executing."""
-    deferred = ("output", "prompt", "calls", "raw_output", "error", "cache_note")
-    return list(run.nodes.order_by("sequence_id").defer(*deferred))
+def end_run(
+    run: Run,
+    status: str,
+    *,
+    error: str = "",
+    artifact: tuple[str, str] | None = None,
+    warnings: list[str] | None = None,
+    hashes: list[str] | None = None,
+) -> None:
+    """The run's end as one UPDATE (a cancelled run stays cancelled): ``hashes``, the output
+    hashes of its steps in order, when the caller knows them (else they are read)."""
+    fields: dict[str, Any] = {"error": error}
+    if warnings:
+        fields["warnings"] = [*run.warnings, *warnings]
+    if status == Run.Status.COMPLETED:
+        if hashes is None:
+            hashes = list(run.nodes.order_by("sequence_id").values_list("output_sha256", flat=True))
+        fields["trajectory_sha256"] = trajectory_sha256(hashes)
+        if artifact is not None:
+            fields["artifact_path"], fields["artifact_sha256"] = artifact
+    Run.objects.finish(run.pk, status, **fields)
 
 
-def _context(run: Run, prior: list[Node]) -> RunContext:
+DEFERRED = ("output", "prompt", "calls", "raw_output", "error", "cache_note")
+
+
+def _steps(run: Run) -> tuple[list[Node], list[Node]]:
+    """A run's steps and its source's, in order, in one query, without what only some forks
+    read (outputs: a writes.* override reads its one step's) or nothing reads while
+    executing."""
+    runs = [run.pk] if run.parent_id is None else [run.pk, run.parent_id]
+    found = Node.objects.filter(run_id__in=runs).order_by("sequence_id").defer(*DEFERRED)
+    mine: list[Node] = []
+    source: list[Node] = []
+    for node in found:
+        (mine if node.run_id == run.pk else source).append(node)
+    return mine, source
+
+
+def _context(run: Run, prior: list[Node], source_steps: list[Node]) -> RunContext:
     start = run.fork_sequence_id if run.fork_sequence_id is not None else 0
-    source_steps = _steps(run.parent) if run.parent else []
     ctx = make_context(
         run_id=run.pk,
         pipeline=get_pipeline(run.pipeline),

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,7 +80,7 @@ def resolve_fork(
     ``node`` is a name, ``name#k`` (its k-th run) or a sequence id. ``from_text`` says
     ``value`` was typed by a person (``--set``, a form) and is read as the field's type;
     otherwise it is already a JSON value (the API)."""
-    _check_finished(source)
+    check_finished(source)
     target = find_node(source, node)
     options = {
         "live": live,
@@ -109,7 +110,7 @@ def fork_at(
     """A fork at ``target`` (a step of ``source``) with an override already parsed — by the
     fork editor's form, which parses the one field that changed. ``check_provider=False``
     (a replay) leaves the provider check to the worker's first call."""
-    _check_finished(source)
+    check_finished(source)
     # An app this server does not know (an imported run's, another server's) is refused
     # here, before a row is written, not queued to fail in the worker.
     get_pipeline(source.pipeline)
@@ -166,7 +167,7 @@ def refuse_other_provider(fork: Fork, then: Override | None = None) -> None:
         raise ForkError(str(exc)) from None
 
 
-def _check_finished(source: Run) -> None:
+def check_finished(source: Run) -> None:
     if not source.is_finished:
         raise ForkError(f"run {source.pk} is still {source.status}; fork it once it has finished")
 
@@ -265,7 +266,8 @@ def make_fork(fork: Fork) -> Run:
     resolves to real executed state.
     """
     source, target, override = fork.source, fork.target, fork.override
-    with transaction.atomic():
+    # One INSERT needs no transaction of its own; with inherited steps, all rows or none.
+    with transaction.atomic() if target.sequence_id > 0 else nullcontext():
         run = Run.objects.create(
             pipeline=source.pipeline,
             inputs=source.inputs,
@@ -282,24 +284,29 @@ def make_fork(fork: Fork) -> Run:
             mode=Run.Mode.LIVE if fork.live else Run.Mode.CACHE,
             allow_network=fork.allow_network,
         )
-        inherited = (
-            source.nodes.filter(sequence_id__lt=target.sequence_id)
-            .order_by("sequence_id")
-            .defer("inputs", "output", "prompt")
-        )
-        Node.objects.bulk_create([inherited_copy(n, run) for n in inherited])
-        edges = source.edges.filter(sequence_id__lt=target.sequence_id)
-        Edge.objects.bulk_create(
-            Edge(
-                run=run,
-                sequence_id=e.sequence_id,
-                from_node=e.from_node,
-                to_node=e.to_node,
-                condition=e.condition,
-            )
-            for e in edges
-        )
+        if target.sequence_id > 0:  # the first step (a root run's replay) inherits nothing
+            _inherit(source, run, target.sequence_id)
     return run
+
+
+def _inherit(source: Run, run: Run, before: int) -> None:
+    inherited = (
+        source.nodes.filter(sequence_id__lt=before)
+        .order_by("sequence_id")
+        .defer("inputs", "output", "prompt")
+    )
+    Node.objects.bulk_create([inherited_copy(n, run) for n in inherited])
+    edges = source.edges.filter(sequence_id__lt=before)
+    Edge.objects.bulk_create(
+        Edge(
+            run=run,
+            sequence_id=e.sequence_id,
+            from_node=e.from_node,
+            to_node=e.to_node,
+            condition=e.condition,
+        )
+        for e in edges
+    )
 
 
 def inherited_copy(node: Node, fork: Run) -> Node:

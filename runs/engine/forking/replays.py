@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import ForkError
-from runs.engine.forking.forks import Fork, make_fork, resolve_fork
-from runs.engine.forking.overrides import Override
+from runs.engine.forking.forks import Fork, check_finished, fork_at, make_fork
+from runs.engine.forking.overrides import Override, parse_override
 from runs.models import Node, Run
 
 
@@ -23,36 +24,43 @@ def replay_request(source: Run, *, live: bool = False, allow_network: bool = Fal
     own fork point carrying its own override, so the replay re-executes what the fork
     executed, under the same one change.
     """
-    first = (
-        source.nodes.exclude(cache_source=Node.CacheSource.INHERITED)
-        .order_by("sequence_id")
-        .first()
-    )
+    check_finished(source)
+    override = Override.from_json(source.override)
+    executed = source.nodes.exclude(cache_source=Node.CacheSource.INHERITED).order_by("sequence_id")
+    # The step found is the fork's target: its name and sequence id are all an unchanged
+    # replay needs; an override is checked against the step's values (one query either way).
+    first = (executed if override else executed.only("run_id", "sequence_id", "name")).first()
     if first is None:
         raise ForkError(f"run {source.pk} executed no step; there is nothing to replay")
-    override = Override.from_json(source.override)
     # A replay reads what its source read: one whose call would go out is a divergence the
     # replay itself reports (a worker with the other provider refuses that call), not a
     # request to refuse before it runs.
     options = {"live": live, "allow_network": allow_network, "check_provider": False}
     if override is None:
-        return resolve_fork(source, str(first.sequence_id), **options)
-    return resolve_fork(
-        source, str(first.sequence_id), override.field, override.value, from_text=False, **options
-    )
+        return fork_at(source, first, None, **options)
+    spec = get_pipeline(source.pipeline).node(first.name)
+    changed = parse_override(spec, first, override.field, override.value, from_text=False)
+    return fork_at(source, first, changed, **options)
 
 
 def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
-    """``identical`` only if every hash, the artifact and the trajectory match at 0 tokens."""
-    from runs.engine.analysis.diff import diff_runs  # diff reads files; import where it is needed
+    """``identical`` only if every hash, the artifact and the trajectory match at 0 tokens.
 
-    executed = list(replay.nodes.exclude(cache_source=Node.CacheSource.INHERITED))
-    tokens = sum(n.total_tokens for n in executed)
+    One query for both runs' steps (names, hashes, sources, tokens); the diff, which reads
+    every value and both artifacts, only when a step's output differs from its source's."""
+    steps: dict[int, list[tuple]] = {source.pk: [], replay.pk: []}
+    columns = ("run_id", "name", "output_sha256", "cache_source", "kind", "total_tokens")
+    rows = Node.objects.filter(run_id__in=steps).order_by("sequence_id").values_list(*columns)
+    for run_id, *step in rows:
+        steps[run_id].append(step)
+    inherited = Node.CacheSource.INHERITED
+    executed = [step for step in steps[replay.pk] if step[2] != inherited]
+    tokens = sum(step[4] for step in executed)
     # A code step always re-executes: it is live without costing or calling anything.
     live = [
-        n.name
-        for n in executed
-        if n.cache_source == Node.CacheSource.LIVE and n.kind != Node.Kind.CODE
+        name
+        for name, _, cache_source, kind, _ in executed
+        if cache_source == Node.CacheSource.LIVE and kind != Node.Kind.CODE
     ]
     result = {
         "run": source.pk,
@@ -70,9 +78,15 @@ def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
     }
     if replay.status != Run.Status.COMPLETED:
         return result
-    diff = diff_runs(source, replay)
-    result["first_divergence"] = diff["first_divergence"]
-    result["nondeterministic"] = diff["nondeterministic"]
+    same = [(name, sha) for name, sha, *_ in steps[source.pk]] == [
+        (name, sha) for name, sha, *_ in steps[replay.pk]
+    ] and all(sha for _, sha, *_ in steps[replay.pk])
+    if not same:  # what differs, and whether it looks like chance
+        from runs.engine.analysis.diff import diff_runs  # diff reads files: only when needed
+
+        diff = diff_runs(source, replay)
+        result["first_divergence"] = diff["first_divergence"]
+        result["nondeterministic"] = diff["nondeterministic"]
     identical = result["trajectory_equal"] and result["artifact_equal"] and tokens == 0 and not live
     result["verdict"] = "identical" if identical else "diverged"
     return result

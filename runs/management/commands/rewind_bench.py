@@ -15,6 +15,7 @@ from runs.engine.analysis.bench import (
     noise_figures,
     peak_memory,
     replay_figures,
+    whole_replay_figures,
 )
 from runs.engine.analysis.bench_capture import capture_figures
 from runs.engine.analysis.bench_imports import import_figures
@@ -88,6 +89,7 @@ class Command(RewindCommand):
                 f"bench: run {loop_source.pk} {loop_source.status}: {loop_source.error}"
             )
         table = [
+            *whole_replay_figures(source, repeat),
             *replay_figures(
                 loop_source, lambda: execute_run(create_replay(loop_source).pk), repeat
             ),
