@@ -3,6 +3,7 @@ same rows in PostgreSQL when the suite runs there, read into runs — read-only,
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import sqlite3
@@ -52,6 +53,10 @@ def burr_db(tmp_path):
     _run_app(persister, "three", 3)
     _run_app(persister, "five", 5)
     persister.cleanup()
+    # The apps' copies of the persister hold connections Burr closes in __del__: collect them
+    # here, in the thread that opened them (sqlite3 refuses a close from another thread).
+    del persister
+    gc.collect()
     return path
 
 
