@@ -53,6 +53,12 @@ class RunFilterForm(forms.Form):
     origin = forms.ChoiceField(required=False, choices=ORIGIN_CHOICES)
 
 
+class PageForm(forms.Form):
+    """``?page=`` of a paginated page (a lineage's runs)."""
+
+    page = forms.IntegerField(required=False, min_value=1, max_value=1_000_000)
+
+
 class CompareForm(forms.Form):
     only = forms.ChoiceField(required=False, choices=[("", "all"), ("different", "different")])
 

@@ -381,6 +381,15 @@ class Run(models.Model):
             models.Index(fields=["status"]),
             models.Index(fields=["pipeline", "-created_at"]),
             models.Index(fields=["created_by", "created_at"], name="run_user_day"),
+            # The orderings every list reads a page of (issue 19): newest runs, newest roots
+            # (the runs list's tree), a lineage's newest runs (its latest few, its own page).
+            models.Index(fields=["-created_at", "-id"], name="run_recent"),
+            models.Index(
+                fields=["-created_at", "-id"],
+                condition=models.Q(parent__isnull=True),
+                name="run_roots_recent",
+            ),
+            models.Index(fields=["root", "-created_at", "-id"], name="run_lineage_recent"),
         ]
         constraints = [
             models.UniqueConstraint(

@@ -32,6 +32,7 @@ urlpatterns = [
     path("runs/", listing.run_list, name="run-list"),
     path("runs/new/", listing.run_create, name="run-create"),
     path("runs/<int:run_id>/", runs.run_detail, name="run-detail"),
+    path("runs/<int:run_id>/lineage/", listing.run_lineage, name="run-lineage"),
     path("runs/<int:run_id>/status/", runs.run_status, name="run-status"),
     path("runs/<int:run_id>/events/", runs.run_events, name="run-events"),
     path("runs/<int:run_id>/artifact/", runs.run_artifact, name="run-artifact"),
