@@ -57,6 +57,7 @@ urlpatterns = [
     path("batches/<int:batch_id>/", batches.batch_detail, name="batch-detail"),
     path("batches/<int:batch_id>/export/", exports.batch_export, name="batch-export"),
     path("compare/", compare.compare_pick, name="compare-pick"),
+    path("compare/runs/", compare.compare_runs, name="compare-runs"),
     path("compare/<int:run_a>/<int:run_b>/", compare.compare, name="compare"),
     path("compare/<int:run_a>/<int:run_b>/bisect/", bisect.bisect_page, name="compare-bisect"),
     path("settings/", settings_views.provider_settings, name="settings"),
