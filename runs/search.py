@@ -2,8 +2,8 @@
 text found in the pipeline, the fork point, the changed field or its value — through an index,
 never ``LIKE`` over the runs table.
 
-The text searched is one string per run, its four parts on lines of their own (so a match never
-spans two parts), kept in the index of each backend:
+The text searched is one string per run, its four parts joined by the unit separator (U+001F,
+taken out of every query: a match never spans two parts), kept in the index of each backend:
 
 - SQLite: an FTS5 table ``runs_run_search`` (the ``trigram`` tokenizer: a match is a substring,
   case-insensitive, as ``icontains`` was) filled and kept in step by triggers on ``runs_run``.
@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 # "12", "run 12", "#12": a search for one run by its id.
 RUN_ID = re.compile(r"^(?:run\s*|#)?(\d{1,10})$", re.IGNORECASE)
 
+SEPARATOR = "\x1f"
 FTS_TABLE = "runs_run_search"
 TRIGRAM_INDEX = "run_search_trgm"
 _TRIGGERS = ("runs_run_search_ai", "runs_run_search_ad", "runs_run_search_au")
@@ -38,16 +39,16 @@ _TRIGGERS = ("runs_run_search_ai", "runs_run_search_ad", "runs_run_search_au")
 
 def _sqlite_text(row: str) -> str:
     return (
-        f"{row}.pipeline || char(10) || {row}.fork_node || char(10)"
-        f" || coalesce(json_extract({row}.override, '$.field'), '') || char(10)"
+        f"{row}.pipeline || char(31) || {row}.fork_node || char(31)"
+        f" || coalesce(json_extract({row}.override, '$.field'), '') || char(31)"
         f" || coalesce(json_extract({row}.override, '$.value'), '')"
     )
 
 
 # The indexed expression: a query must spell it exactly so the planner uses the index.
 PG_TEXT = (
-    '("runs_run"."pipeline" || E\'\\n\' || "runs_run"."fork_node" || E\'\\n\''
-    " || coalesce(\"runs_run\".\"override\" ->> 'field', '') || E'\\n'"
+    '("runs_run"."pipeline" || chr(31) || "runs_run"."fork_node" || chr(31)'
+    " || coalesce(\"runs_run\".\"override\" ->> 'field', '') || chr(31)"
     " || coalesce(\"runs_run\".\"override\" ->> 'value', ''))"
 )
 
@@ -56,6 +57,7 @@ def search_runs(runs: QuerySet, query: str) -> QuerySet:
     """``runs`` narrowed to the run ``query`` names by id, or to the runs whose text contains
     ``query`` (case-insensitive), through the backend's index."""
     match = RUN_ID.match(query)
+    query = query.replace(SEPARATOR, "")
     if match:
         return runs.filter(pk=int(match.group(1)))
     vendor = connections[runs.db].vendor
