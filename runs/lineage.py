@@ -12,9 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from django.db.models import Case, CharField, Count, F, Q, QuerySet, TextField, Value, When
+from django.db.models import (
+    Case,
+    CharField,
+    Count,
+    F,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Cast
 
 from runs.models import Run
 
@@ -49,10 +57,9 @@ class LineageCounts:
 def kind_of_run() -> Case:
     """A run's kind in SQL (the same rule as ``runs.diffview.describe_change``): a stability
     sample; a replay (no override, or its parent's own override at its parent's step: a replay
-    of a fork); otherwise a fork. Overrides are compared as stored text: both are written by
-    ``make_fork`` from the same value, and PostgreSQL prints ``jsonb`` canonically."""
+    of a fork); otherwise a fork. Reads the parent's columns: join ``parent``."""
     same_change = Q(fork_sequence_id=F("parent__fork_sequence_id")) & Q(
-        override_text=F("parent_override_text")
+        override=F("parent__override")
     )
     return Case(
         When(sample_of__isnull=False, then=Value("sample")),
@@ -64,15 +71,15 @@ def kind_of_run() -> Case:
 
 
 def lineage_counts(roots: Iterable[int]) -> dict[int, LineageCounts]:
-    """Each root's descendants counted by kind: one GROUP BY over the roots' lineages."""
+    """Each root's descendants counted by kind: one GROUP BY over the roots' lineages. A
+    descendant's parent is in its lineage, so the join is of the lineages with themselves
+    (``parent__root_id__in``): PostgreSQL hashed the whole runs table for an open join. The
+    rows are read from the (root, created_at) index: the cost grows with the lineages (about
+    2-3 ms of SQL per 1,000 descendants here), never with the rest of the table."""
     ids = list(roots)
     rows = (
-        Run.objects.filter(root_id__in=ids)
+        Run.objects.filter(root_id__in=ids, parent__root_id__in=ids)
         .exclude(pk__in=ids)
-        .annotate(
-            override_text=Cast("override", TextField()),
-            parent_override_text=Cast("parent__override", TextField()),
-        )
         .annotate(kind=kind_of_run())
         .order_by()
         .values("root_id", "kind")

@@ -384,11 +384,15 @@ class Run(models.Model):
             # The orderings every list reads a page of (issue 19): newest runs, newest roots
             # (the runs list's tree), a lineage's newest runs (its latest few, its own page).
             models.Index(fields=["-created_at", "-id"], name="run_recent"),
+            # PostgreSQL reads the newest roots from the partial index (``IS NULL`` is no
+            # equality to its planner, so the second index would need a sort); SQLite from the
+            # second, which also serves a run's newest forks.
             models.Index(
                 fields=["-created_at", "-id"],
                 condition=models.Q(parent__isnull=True),
                 name="run_roots_recent",
             ),
+            models.Index(fields=["parent", "-created_at", "-id"], name="run_forks_recent"),
             models.Index(fields=["root", "-created_at", "-id"], name="run_lineage_recent"),
         ]
         constraints = [

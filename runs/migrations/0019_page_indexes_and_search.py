@@ -35,6 +35,10 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='run',
+            index=models.Index(fields=['parent', '-created_at', '-id'], name='run_forks_recent'),
+        ),
+        migrations.AddIndex(
+            model_name='run',
             index=models.Index(fields=['root', '-created_at', '-id'], name='run_lineage_recent'),
         ),
         migrations.RunPython(install_search, uninstall_search),
