@@ -5,6 +5,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from runs.bench_lists import list_figures
 from runs.bench_pages import live_latency_figure, run_page_figure
 from runs.engine.analysis.batches.figures import batch_figures
 from runs.engine.analysis.bench import (
@@ -48,6 +49,14 @@ class Command(RewindCommand):
             default=40,
             help="recorded runs the batch-counterfactual figures fork (issue 17 asks for 200; "
             "the default keeps the bench short; 0 skips them)",
+        )
+        parser.add_argument(
+            "--list-runs",
+            type=int,
+            default=50_000,
+            help="runs seeded (as rows, in a transaction rolled back) for the list figures: "
+            "the runs list with a 5,000-run lineage, the compare page, a middle page and a "
+            "search, each beside the same page at 1,000 runs (at least 15,001; 0 skips them)",
         )
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
@@ -94,6 +103,7 @@ class Command(RewindCommand):
             *diff_figures(100_000, repeat),
             live_latency_figure(repeat),
             run_page_figure(repeat),
+            *(list_figures(repeat, options["list_runs"]) if options["list_runs"] > 0 else []),
             batch_figure(repeat),
             *capture_figures(repeat),
             *noise_figures(),
@@ -131,6 +141,8 @@ class Command(RewindCommand):
                 detail = row.get("note", "")
             elif row["goal"].endswith(" s"):  # a time goal: the time itself
                 detail = f"{row['value']:.3f} s (goal {row['goal']})"
+            elif row["goal"].endswith(" KB"):  # a size goal: the size itself
+                detail = f"{row['value']:.0f} KB (goal {row['goal']})"
             else:
                 detail = f"{row['ratio']} (goal {row['goal']})"
             self.stdout.write(f"{verdict}  {row['figure']}: {detail}")
