@@ -16,6 +16,7 @@ from django.db import models
 from django.utils import timezone
 
 from runs.hashing import canonical_json, sha256_text
+from runs.run_indexes import RUN_INDEXES
 
 
 class BlobQuerySet(models.QuerySet):
@@ -377,24 +378,7 @@ class Run(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [
-            models.Index(fields=["status"]),
-            models.Index(fields=["pipeline", "-created_at"]),
-            models.Index(fields=["created_by", "created_at"], name="run_user_day"),
-            # The orderings every list reads a page of (issue 19): newest runs, newest roots
-            # (the runs list's tree), a lineage's newest runs (its latest few, its own page).
-            models.Index(fields=["-created_at", "-id"], name="run_recent"),
-            # PostgreSQL reads the newest roots from the partial index (``IS NULL`` is no
-            # equality to its planner, so the second index would need a sort); SQLite from the
-            # second, which also serves a run's newest forks.
-            models.Index(
-                fields=["-created_at", "-id"],
-                condition=models.Q(parent__isnull=True),
-                name="run_roots_recent",
-            ),
-            models.Index(fields=["parent", "-created_at", "-id"], name="run_forks_recent"),
-            models.Index(fields=["root", "-created_at", "-id"], name="run_lineage_recent"),
-        ]
+        indexes = RUN_INDEXES
         constraints = [
             models.UniqueConstraint(
                 fields=["import_key"], condition=~models.Q(import_key=""), name="run_unique_import"
