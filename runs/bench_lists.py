@@ -187,7 +187,7 @@ def list_figures(repeat: int, runs: int = 50_000) -> list[dict]:
         subjects = _pages(client, f"/compare/{root.pk}/{fork.pk}/", repeat)
         total = Run.objects.count()
         transaction.set_rollback(True)
-    at = f"{total:,} runs, one root with {LINEAGE:,} descendants"
+    at = f"{runs:,} runs, one root with {LINEAGE:,} descendants"
     first, first_bytes = subjects["first"]
     return [
         _figure(
@@ -198,6 +198,7 @@ def list_figures(repeat: int, runs: int = 50_000) -> list[dict]:
             anchor_is=f"the same page at {ANCHOR_RUNS:,} runs, no big lineage",
             bytes=first_bytes,
             seeded_s=round(seeded, 1),
+            runs_in_database=total,
         ),
         {
             **_figure(

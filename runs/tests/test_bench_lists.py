@@ -1,0 +1,44 @@
+"""rewind_bench's list figures (issue 19): the seeding helper writes the runs it says, with the
+big lineage's shape, and nothing stays; every figure has its anchor, ratio, goal and verdict."""
+
+from __future__ import annotations
+
+import pytest
+
+from runs.bench_lists import LINEAGE, SEARCHED, list_figures, seed_runs
+from runs.lineage import lineage_counts
+from runs.models import Node, Run
+from runs.search import search_runs
+
+pytestmark = pytest.mark.django_db
+
+
+def test_seed_runs_writes_lineages_of_three_and_one_big_lineage():
+    seed_runs(300, searched=2)
+    root = seed_runs(1001, lineage=1000)
+
+    assert Run.objects.count() == 300 + 1001
+    assert Run.objects.filter(parent__isnull=True).order_by("-created_at", "-id")[0] == root
+    counts = lineage_counts([root.pk])[root.pk]
+    assert (counts.total, counts.samples) == (1000, 10)
+    assert counts.forks == 396 and counts.replays == 594
+    assert Node.objects.filter(run=root).count() == 8
+    # two forks and their two replays hold the searched value
+    assert search_runs(Run.objects.all(), SEARCHED).count() == 4
+
+
+def test_every_list_figure_has_its_anchor_goal_and_verdict():
+    before = Run.objects.count()
+
+    rows = list_figures(repeat=1, runs=1)
+
+    assert Run.objects.count() == before  # seeded in a transaction rolled back
+    names = [row["figure"] for row in rows]
+    assert names[0].startswith(f"runs list page 1, 15,001 runs, one root with {LINEAGE:,}")
+    for row in rows:
+        assert row["anchor"] > 0 and row["ratio"] > 0, row
+        sign, bound = row["goal"].split()[:2]
+        assert sign == "≤"
+        measured = row["ratio"] if bound.endswith("×") else row["value"]  # else s or KB
+        assert row["pass"] == (measured <= float(bound.rstrip("×"))), row
+    assert rows[0]["bytes"] < 200_000
