@@ -3,7 +3,11 @@ big lineage's shape, and nothing stays; every figure has its anchor, ratio, goal
 
 from __future__ import annotations
 
+import io
+import re
+
 import pytest
+from django.core.management import call_command
 
 from runs.bench_lists import LINEAGE, SEARCHED, list_figures, seed_runs
 from runs.lineage import lineage_counts
@@ -42,3 +46,16 @@ def test_every_list_figure_has_its_anchor_goal_and_verdict():
         measured = row["ratio"] if bound.endswith("×") else row["value"]  # else s or KB
         assert row["pass"] == (measured <= float(bound.rstrip("×"))), row
     assert rows[0]["bytes"] < 200_000
+
+
+def test_the_command_prints_the_list_figures_alone_with_their_verdicts():
+    out = io.StringIO()
+
+    call_command("rewind_bench", "--lists-only", "--repeat", "1", "--list-runs", "1", stdout=out)
+
+    lines = [line for line in out.getvalue().splitlines() if line.strip()]
+    assert len(lines) == 6
+    assert all(line.split()[0] in {"PASS", "FAIL"} for line in lines)
+    assert re.search(r"runs list page 1, 15,001 runs.*: 0\.\d{3} s \(goal ≤ 0\.1 s\)", lines[0])
+    assert re.search(r": size: \d+ KB \(goal ≤ 200 KB\)", lines[1])
+    assert re.search(r"runs search \(10 matches\).*: [\d.]+ \(goal ≤ 1\.5×\)", lines[4])

@@ -58,10 +58,18 @@ class Command(RewindCommand):
             "the runs list with a 5,000-run lineage, the compare page, a middle page and a "
             "search, each beside the same page at 1,000 runs (at least 15,001; 0 skips them)",
         )
+        parser.add_argument(
+            "--lists-only",
+            action="store_true",
+            help="only the list figures (a minute; the whole bench takes many)",
+        )
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
         repeat = max(1, min(options["repeat"], 20))
+        if options["lists_only"]:
+            self._print({"figures": list_figures(repeat, options["list_runs"] or 50_000)}, options)
+            return
 
         def cold_run() -> Run:
             # A question never asked before: every llm call misses the cache.
@@ -128,6 +136,10 @@ class Command(RewindCommand):
             "simulator": bool(source.provider.get("simulator")),
             "figures": table,
         }
+        self._print(figures, options)
+
+    def _print(self, figures: dict, options: dict[str, Any]) -> None:
+        table = figures["figures"]
         if options["json"]:
             self.print_json(figures)
             return
