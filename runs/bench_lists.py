@@ -219,10 +219,10 @@ def list_figures(repeat: int, runs: int = 50_000) -> list[dict]:
             bytes=subjects["compare"][1],
         ),
         _ratio(
-            f"runs list middle page, {total:,} ÷ {ANCHOR_RUNS:,} runs", subjects, anchors, "middle"
+            f"runs list middle page, {runs:,} ÷ {ANCHOR_RUNS:,} runs", subjects, anchors, "middle"
         ),
         _ratio(
-            f"runs search (10 matches), {total:,} ÷ {ANCHOR_RUNS:,} runs",
+            f"runs search (10 matches), {runs:,} ÷ {ANCHOR_RUNS:,} runs",
             subjects,
             anchors,
             "search",

@@ -39,6 +39,8 @@ def test_every_list_figure_has_its_anchor_goal_and_verdict():
     assert Run.objects.count() == before  # seeded in a transaction rolled back
     names = [row["figure"] for row in rows]
     assert names[0].startswith(f"runs list page 1, 15,001 runs, one root with {LINEAGE:,}")
+    assert names[3] == "runs list middle page, 15,001 ÷ 1,000 runs"
+    assert names[4] == "runs search (10 matches), 15,001 ÷ 1,000 runs"
     for row in rows:
         assert row["anchor"] > 0 and row["ratio"] > 0, row
         sign, bound = row["goal"].split()[:2]
