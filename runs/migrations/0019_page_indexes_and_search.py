@@ -18,28 +18,31 @@ def uninstall_search(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('runs', '0018_imported_runs'),
+        ("runs", "0018_imported_runs"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(fields=['-created_at', '-id'], name='run_recent'),
+            model_name="run",
+            index=models.Index(fields=["-created_at", "-id"], name="run_recent"),
         ),
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(condition=models.Q(('parent__isnull', True)), fields=['-created_at', '-id'], name='run_roots_recent'),
+            model_name="run",
+            index=models.Index(
+                condition=models.Q(("parent__isnull", True)),
+                fields=["-created_at", "-id"],
+                name="run_roots_recent",
+            ),
         ),
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(fields=['parent', '-created_at', '-id'], name='run_forks_recent'),
+            model_name="run",
+            index=models.Index(fields=["parent", "-created_at", "-id"], name="run_forks_recent"),
         ),
         migrations.AddIndex(
-            model_name='run',
-            index=models.Index(fields=['root', '-created_at', '-id'], name='run_lineage_recent'),
+            model_name="run",
+            index=models.Index(fields=["root", "-created_at", "-id"], name="run_lineage_recent"),
         ),
         migrations.RunPython(install_search, uninstall_search),
     ]
