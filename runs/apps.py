@@ -1,6 +1,24 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+SEARCH_MIGRATION = ("runs", "0019_page_indexes_and_search")
+
+
+def _repair_search(sender: AppConfig, using: str, **kwargs: Any) -> None:
+    """SQLite drops a table's triggers when a migration rebuilds the table: put the runs
+    search's back (runs.search) once the migration that made them has been applied."""
+    from django.db import connections
+    from django.db.migrations.recorder import MigrationRecorder
+
+    from runs import search
+
+    connection = connections[using]
+    if SEARCH_MIGRATION in MigrationRecorder(connection).applied_migrations():
+        search.repair(connection)
 
 
 class RunsConfig(AppConfig):
@@ -10,3 +28,5 @@ class RunsConfig(AppConfig):
 
     def ready(self) -> None:
         from runs import checks  # noqa: F401 — registers the system checks
+
+        post_migrate.connect(_repair_search, sender=self)

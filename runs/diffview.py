@@ -20,7 +20,6 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any
 
-from django.db.models import Q
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
@@ -45,8 +44,6 @@ CHANGE_CONTEXT_WORDS = 4
 CHANGE_CHARS = 60
 # Unchanged artifact lines kept around each change; longer unchanged stretches fold.
 CONTEXT_LINES = 3
-# Runs offered by the compare page's pickers besides the two lineages being compared.
-RECENT_RUNS = 30
 
 # Words (numbers with their decimal point or thousands separator kept whole), runs of
 # whitespace, and single punctuation marks: the units a word diff is taken over.
@@ -609,43 +606,3 @@ def relation(a: Run, b: Run) -> str:
     if a.root_id and a.root_id == b.root_id:
         return "lineage"
     return "unrelated"
-
-
-# --------------------------------------------------------------------------- the picker
-
-
-@dataclass(frozen=True)
-class RunChoice:
-    pk: int
-    label: str
-
-
-def _choice(run: Run) -> RunChoice:
-    change = describe_change(run)
-    if change.is_fork:
-        what = f"fork of {change.parent} at {change.node}: {change.field}"
-    elif change.is_replay:
-        what = f"replay of {change.parent}"
-    elif change.is_sample:
-        what = f"sample of {run.sample_of_id}"
-    else:
-        what = "root"
-    return RunChoice(run.pk, f"run {run.pk} · {run.pipeline} · {what} · {run.status}")
-
-
-def compare_choices(*runs: Run) -> tuple[list[RunChoice], list[RunChoice]]:
-    """The runs a compare picker offers: every run of the given runs' lineages, then the most
-    recent others (two queries, whatever the number of runs)."""
-    roots = {r.root_id or r.pk for r in runs}
-    lineage = list(
-        Run.objects.select_related("parent")
-        .filter(Q(root_id__in=roots) | Q(pk__in=roots))
-        .order_by("id")
-    )
-    ids = {r.pk for r in lineage}
-    recent = list(
-        Run.objects.select_related("parent")
-        .exclude(pk__in=ids)
-        .order_by("-created_at", "-id")[:RECENT_RUNS]
-    )
-    return [_choice(r) for r in lineage], [_choice(r) for r in recent]

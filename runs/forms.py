@@ -36,6 +36,7 @@ from runs.hashing import canonical_json
 from runs.jsontext import JSONTextError, parse_json
 from runs.models import Node, Run
 from runs.models import Outcome as OutcomeRow
+from runs.search import RUN_ID
 
 STATUS_CHOICES = [("", "any status"), *Run.Status.choices]
 ORIGIN_CHOICES = [("", "any origin"), ("imported", "imported"), ("here", "made here")]
@@ -51,6 +52,12 @@ class RunFilterForm(forms.Form):
     # Where runs came from: imported from Burr's history (runs.engine.imports), or made here
     # (run, forked or recorded by Rewind).
     origin = forms.ChoiceField(required=False, choices=ORIGIN_CHOICES)
+
+
+class PageForm(forms.Form):
+    """``?page=`` of a paginated page (a lineage's runs)."""
+
+    page = forms.IntegerField(required=False, min_value=1, max_value=1_000_000)
 
 
 class CompareForm(forms.Form):
@@ -87,12 +94,42 @@ class RunIdsField(forms.Field):
         return ids
 
 
+class PickedRunField(forms.Field):
+    """A run named in the compare picker's search box by its id ("12", "run 12", "#12")."""
+
+    def to_python(self, value: Any) -> int | None:
+        text = str(value or "").strip()
+        if not text:
+            return None
+        match = RUN_ID.match(text)
+        number = int(match.group(1)) if match else 0
+        if not 1 <= number <= 2**31 - 1:
+            raise forms.ValidationError(
+                f"not a run id: {text[:40]!r} (type to search, then choose a run)"
+            )
+        return number
+
+
+class RunSearchForm(forms.Form):
+    """The compare picker's search as a person types in either box (``?a=``, ``?b=``) or
+    ``?q=``."""
+
+    q = forms.CharField(required=False, max_length=200)
+    a = forms.CharField(required=False, max_length=200)
+    b = forms.CharField(required=False, max_length=200)
+
+    def query(self) -> str:
+        data = self.cleaned_data
+        return (data["q"] or data["a"] or data["b"]).strip()
+
+
 class ComparePickForm(forms.Form):
     """Two runs to compare: ``a`` and ``b`` (the compare page's picker), or exactly two
     ``run`` checkboxes of the runs list — the older run is A, the newer B."""
 
-    a = forms.IntegerField(required=False, min_value=1, max_value=2**31 - 1, label="Run A")
-    b = forms.IntegerField(required=False, min_value=1, max_value=2**31 - 1, label="Run B")
+    # Typed or chosen in the picker's search box: "12", "run 12" or "#12".
+    a = PickedRunField(required=False, label="Run A")
+    b = PickedRunField(required=False, label="Run B")
     run = RunIdsField(required=False)
 
     def clean(self) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from django.db import models
 from django.utils import timezone
 
 from runs.hashing import canonical_json, sha256_text
+from runs.run_indexes import RUN_INDEXES
 
 
 class BlobQuerySet(models.QuerySet):
@@ -377,11 +378,7 @@ class Run(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [
-            models.Index(fields=["status"]),
-            models.Index(fields=["pipeline", "-created_at"]),
-            models.Index(fields=["created_by", "created_at"], name="run_user_day"),
-        ]
+        indexes = RUN_INDEXES
         constraints = [
             models.UniqueConstraint(
                 fields=["import_key"], condition=~models.Q(import_key=""), name="run_unique_import"

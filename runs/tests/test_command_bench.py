@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_it_reports_ratios_and_an_identical_zero_token_replay(rewind_settings):
     out = io.StringIO()
     call_command(
-        "rewind_bench", "--json", "--repeat", "1", "--batch-runs", "0",
+        "rewind_bench", "--json", "--repeat", "1", "--batch-runs", "0", "--list-runs", "0",
         stdout=out, stderr=io.StringIO(),
     )  # fmt: skip
     figures = json.loads(out.getvalue())
@@ -29,7 +29,7 @@ def test_it_reports_ratios_and_an_identical_zero_token_replay(rewind_settings):
 def test_every_figure_is_a_ratio_to_an_anchor_measured_beside_it(rewind_settings):
     out = io.StringIO()
     call_command(
-        "rewind_bench", "--json", "--repeat", "1", "--batch-runs", "5",
+        "rewind_bench", "--json", "--repeat", "1", "--batch-runs", "5", "--list-runs", "1",
         stdout=out, stderr=io.StringIO(),
     )  # fmt: skip
     table = json.loads(out.getvalue())["figures"]
@@ -47,9 +47,16 @@ def test_every_figure_is_a_ratio_to_an_anchor_measured_beside_it(rewind_settings
     assert any(name.startswith("batch of 5 forks, 2 queue workers") for name in names)
     assert any(name.startswith("per source run of a batch") for name in names)
     assert any(name.startswith("import: peak memory of a 10,000-step") for name in names)
+    assert any(
+        name.startswith("runs list page 1, 15,001 runs, one root with 5,000") for name in names
+    )
+    assert any(name.startswith("compare page, a run of that lineage") for name in names)
+    assert any(name.startswith("runs list middle page, 15,001 ÷ 1,000 runs") for name in names)
+    assert any(name.startswith("runs search (10 matches)") for name in names)
+    assert any(name.startswith("runs list SQL at 10,000 runs") for name in names)
     for row in measured:
         sign, bound = row["goal"].split()[:2]
-        if row["goal"].endswith(" s"):  # a time goal: the time itself, its anchor beside it
+        if row["goal"].endswith((" s", " KB")):  # a time or size goal: itself, anchor beside
             assert row["anchor"] > 0, row
             assert row["pass"] == (row["value"] <= float(bound)), row
             continue

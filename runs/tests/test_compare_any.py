@@ -9,7 +9,10 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
+from runs import picker
 from runs.diffview import side_by_side, word_diff
 from runs.hashing import content_sha256
 from runs.models import Run
@@ -86,7 +89,7 @@ def test_no_choice_shows_the_picker(signed_in, run_row):
     assert "<h1>Compare two runs</h1>" in text
     picker = section(text, '<form method="get" action="/compare/" class="picker"', "</form>")
     for run in runs:
-        assert f'<option value="{run.pk}" >run {run.pk} · research · root · completed' in picker
+        assert f'<option value="{run.pk}">run {run.pk} · research · root · completed' in picker
 
 
 @pytest.mark.parametrize("count", [0, 1, 3])
@@ -100,8 +103,8 @@ def test_ticking_other_than_two_runs_says_so(signed_in, run_row, count):
     text = response.content.decode()
     assert "select exactly two runs to compare" in text
     if count == 1:  # the one ticked run is kept as A
-        picker = section(text, '<select name="a">', "</select>")
-        assert f'<option value="{runs[0].pk}" selected>' in picker
+        assert f'name="a" value="{runs[0].pk}"' in text
+        assert 'name="b" value=""' in text
 
 
 @pytest.mark.parametrize(
@@ -128,17 +131,108 @@ def test_an_unknown_run_chosen_is_404_at_the_canonical_url(signed_in, run_row):
 
 def test_the_compare_page_offers_both_lineages_recent_runs_and_a_swap(signed_in, run_row):
     a, b, other = run_row(), run_row(), run_row()
-    child = run_row(parent=a, fork_node="plan", fork_sequence_id=0)
+    child = run_row(parent=a, root=a, fork_node="plan", fork_sequence_id=0)
 
     text = signed_in.get(url(a, b)).content.decode()
 
     picker = section(text, '<form method="get" action="/compare/" class="picker"', "</form>")
-    select_a = section(picker, '<select name="a">', "</select>")
-    assert f'<option value="{a.pk}" selected>' in select_a
-    assert f'<option value="{child.pk}" >run {child.pk} · research · replay of {a.pk}' in select_a
-    assert f'<optgroup label="recent runs"><option value="{other.pk}"' in select_a
-    assert f'<option value="{b.pk}" selected>' in section(picker, '<select name="b">', "</select>")
+    assert f'name="a" value="{a.pk}"' in picker and f'name="b" value="{b.pk}"' in picker
+    choices = section(picker, '<datalist id="run-choices">', "</datalist>")
+    assert f'<option value="{child.pk}">run {child.pk} · research · replay of {a.pk}' in choices
+    assert f'<option value="{other.pk}">run {other.pk} · research · root' in choices
     assert f'<a href="/compare/{b.pk}/{a.pk}/" class="swap">swap A and B</a>' in picker
+
+
+def test_the_picker_offers_a_bounded_part_of_a_big_lineage(signed_in, run_row):
+    """The picker listed every run of the lineage (issue 19: 830 KB for 5,000 runs): it now
+    offers the root, the parents and the newest few, and finds the rest by search."""
+    a, b = run_row(), run_row()
+
+    def offered() -> tuple[int, int]:
+        with CaptureQueriesContext(connection) as queries:
+            text = signed_in.get(url(a, b)).content.decode()
+        choices = section(text, '<datalist id="run-choices">', "</datalist>")
+        return choices.count("<option "), len(queries.captured_queries)
+
+    for _ in range(3):
+        run_row(parent=a, root=a, fork_node="plan", fork_sequence_id=0)
+    few, few_queries = offered()
+    Run.objects.bulk_create(
+        Run(pipeline="research", status="completed", parent=a, root=a, fork_node="plan",
+            fork_sequence_id=0)
+        for _ in range(300)
+    )  # fmt: skip
+    many, many_queries = offered()
+
+    assert few == 3 + 2  # the three forks, a and b
+    # a and b, the newest LINEAGE_RUNS of a's lineage, then the newest others
+    assert many == 2 + picker.LINEAGE_RUNS + picker.RECENT_RUNS < 300
+    assert few_queries == many_queries
+
+
+def test_the_picker_search_finds_runs_by_id_or_text_and_answers_a_fragment(signed_in, run_row):
+    root = run_row()
+    east = run_row(
+        parent=root, root=root, fork_node="analyse", fork_sequence_id=2,
+        override={"node": "analyse", "field": "args.region", "value": "east"},
+    )  # fmt: skip
+    run_row(parent=root, root=root, fork_node="analyse", fork_sequence_id=2)
+
+    by_text = signed_in.get("/compare/runs/", {"b": "EAST"}, headers=HTMX)
+    by_id = signed_in.get("/compare/runs/", {"a": f"run {root.pk}"}, headers=HTMX)
+
+    assert by_text.status_code == by_id.status_code == 200
+    text = by_text.content.decode()
+    assert "<html" not in text and text.count("<option ") == 1
+    label = f"run {east.pk} · research · fork of {root.pk} at analyse: args.region = east"
+    assert f'<option value="{east.pk}">{label} · completed</option>' in text
+    assert by_id.content.decode().count("<option ") == 1
+    assert f'value="{root.pk}"' in by_id.content.decode()
+
+
+def test_the_picker_search_answers_at_most_a_few_runs(signed_in, run_row):
+    root = run_row()
+    Run.objects.bulk_create(
+        Run(pipeline="research", status="completed", parent=root, root=root, fork_node="plan",
+            fork_sequence_id=0)
+        for _ in range(60)
+    )  # fmt: skip
+
+    with CaptureQueriesContext(connection) as queries:
+        text = signed_in.get("/compare/runs/", {"q": "research"}, headers=HTMX).content.decode()
+
+    assert text.count("<option ") == picker.FOUND_RUNS
+    # 1. the session  2. the user  3. the newest matches with their parents: one query
+    assert len(queries.captured_queries) == 3
+
+
+@pytest.mark.parametrize("params", [{"q": "x" * 201}, {"a": "y" * 300}])
+def test_a_too_long_picker_search_is_400(signed_in, params):
+    assert signed_in.get("/compare/runs/", params).status_code == 400
+
+
+def test_a_run_typed_as_run_12_or_hash_12_is_chosen(signed_in, run_row):
+    a, b = run_row(), run_row()
+
+    response = signed_in.get("/compare/", {"a": f"run {a.pk}", "b": f"#{b.pk}"})
+
+    assert response.status_code == 302
+    assert response["Location"] == f"/compare/{a.pk}/{b.pk}/"
+
+
+def test_text_typed_in_a_box_is_not_a_run_and_says_so(signed_in, run_row):
+    b = run_row()
+
+    response = signed_in.get("/compare/", {"a": "east", "b": b.pk})
+
+    assert response.status_code == 400
+    assert "not a run id: &#x27;east&#x27;" in response.content.decode()
+
+
+def test_the_picker_search_is_for_signed_in_users(client):
+    response = client.get("/compare/runs/", {"q": "east"})
+
+    assert response.status_code == 302 and "/login/" in response["Location"]
 
 
 # --- any two runs, per-step deltas -------------------------------------------------------------

@@ -316,10 +316,11 @@ def test_query_count_of_a_search_does_not_grow(signed_in, run_row):
     few = count()
     for _ in range(20):
         fork(root, run_row)
-    # 1. the session  2. the user  3. COUNT(*) of matches  4. the page of matches, each with
-    # its parent (a JOIN) and its tokens and cost (subqueries): nothing per row
-    # 5. the dashboard's outcomes  6. the steps the outcomes read, with the outputs read
-    assert few == count() == 6
+    # 1. the session  2. the user  3. COUNT(*) of matches (through the search index)
+    # 4. the ids of the page's matches  5. those runs, each with its parent (a JOIN) and its
+    # tokens and cost (subqueries): nothing per row  6. the dashboard's outcomes
+    # 7. the steps the outcomes read, with the outputs read
+    assert few == count() == 7
 
 
 # --- two runs to compare ----------------------------------------------------------------------

@@ -11,12 +11,13 @@ from django.http import (
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from runs.diffview import compare_choices, describe_change, relation, side_by_side, step_rows
+from runs.diffview import describe_change, relation, side_by_side, step_rows
 from runs.engine.analysis.bisect import differing
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.execution.artifacts import artifact_text
-from runs.forms import CompareForm, ComparePickForm
+from runs.forms import CompareForm, ComparePickForm, RunSearchForm
 from runs.models import Node, Run
+from runs.picker import compare_choices, find_choices, run_id
 from runs.views.common import _get_run, _partial
 
 
@@ -36,8 +37,8 @@ def _picker(request: HttpRequest, form: ComparePickForm, status: int) -> HttpRes
     form.is_valid()
     # Keep what was chosen: one ticked run is A, so only B is left to choose.
     ticked = [*form.data.getlist("run"), "", ""]
-    selected_a = _run_id(form.data.get("a") or ticked[0])
-    selected_b = _run_id(form.data.get("b") or ticked[1])
+    selected_a = run_id(form.data.get("a") or ticked[0])
+    selected_b = run_id(form.data.get("b") or ticked[1])
     chosen = Run.objects.filter(pk__in=[pk for pk in (selected_a, selected_b) if pk])
     lineage, recent = compare_choices(*chosen)
     context = {
@@ -50,12 +51,15 @@ def _picker(request: HttpRequest, form: ComparePickForm, status: int) -> HttpRes
     return render(request, "runs/compare.html", context, status=status)
 
 
-def _run_id(text: str | None) -> int | None:
-    try:
-        number = int(text or "")
-    except ValueError:
-        return None
-    return number if 1 <= number <= 2**31 - 1 else None
+@require_GET
+def compare_runs(request: HttpRequest) -> HttpResponse:
+    """The picker's search as a person types (``?a=``, ``?b=`` or ``?q=``): the options of its
+    list, at most ``FOUND_RUNS`` runs found by id or text through the search index."""
+    form = RunSearchForm(request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest("bad parameter: " + form.errors.as_text())
+    context = {"lineage_choices": find_choices(form.query()), "recent_choices": []}
+    return render(request, "runs/compare.html#run-choices", context)
 
 
 @require_GET

@@ -4,13 +4,12 @@ new-run form, built from the chosen pipeline's declared inputs."""
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from urllib.parse import urlencode
 
-from django.core.paginator import Paginator
+from django.core.paginator import Page, Paginator
 from django.db.models import (
     Case,
     DecimalField,
@@ -42,16 +41,16 @@ from runs.engine.analysis.outcomes.values import OutcomeValue
 from runs.engine.analysis.projection import NewRun, projected_cost
 from runs.engine.apps.registry import pipeline_names
 from runs.engine.errors import RewindError
-from runs.forms import ORIGIN_CHOICES, NewRunForm, PipelinePickForm, RunFilterForm
+from runs.forms import ORIGIN_CHOICES, NewRunForm, PageForm, PipelinePickForm, RunFilterForm
+from runs.lineage import LineageCounts, Placed, lineage_counts, place_lineages
 from runs.models import Node, Run
 from runs.outcomeview import list_outcomes
+from runs.search import search_runs
 from runs.tasks import enqueue_run
-from runs.views.common import _go, _partial
+from runs.views.common import _get_run, _go, _partial
 
 RUNS_PER_PAGE = 25
-
-# "12", "run 12", "#12": a search for one run by its id.
-_RUN_ID = re.compile(r"^(?:run\s*|#)?(\d{1,10})$", re.IGNORECASE)
+LINEAGE_PER_PAGE = 50
 
 
 @dataclass(frozen=True)
@@ -66,6 +65,8 @@ class RunRow:
     cost: Decimal | None  # None: a step it executed has an unknown cost
     seconds: float | None  # None: not started
     outcomes: tuple[OutcomeValue, ...] = ()  # none until the run has finished
+    names_parent: bool = False  # a row away from its parent: says "fork of N"
+    more: LineageCounts | None = None  # after it: the rest of a lineage shown in part
 
     @property
     def tokens_text(self) -> str:
@@ -161,47 +162,44 @@ def _with_totals(runs: QuerySet[Run]) -> QuerySet[Run]:
     )
 
 
-def _row(run: Run, depth: int, now: datetime, outcomes: list[OutcomeValue]) -> RunRow:
+def _row(place: Placed, now: datetime, outcomes: list[OutcomeValue]) -> RunRow:
+    run = place.run
     seconds = None
     if run.started_at is not None:
         seconds = ((run.finished_at or now) - run.started_at).total_seconds()
     cost = None if run.cost_unknown else Decimal(run.step_cost or 0)
     change = describe_change(run, _source_step(run))
-    return RunRow(run, depth, change, run.step_tokens, cost, seconds, tuple(outcomes))
-
-
-def _lineage(roots: list[Run]) -> list[tuple[Run, int]]:
-    """Roots with their forks beneath them, depth-first: one query for every descendant."""
-    by_parent: dict[int, list[Run]] = {}
-    descendants = _with_totals(
-        Run.objects.filter(root_id__in=[r.pk for r in roots]).exclude(pk__in=[r.pk for r in roots])
+    names_parent = place.names_parent or (run.parent_id is not None and not place.depth)
+    return RunRow(
+        run,
+        place.depth,
+        change,
+        run.step_tokens,
+        cost,
+        seconds,
+        tuple(outcomes),
+        names_parent=names_parent,
+        more=place.more,
     )
-    for run in descendants.order_by("created_at", "id"):
-        by_parent.setdefault(run.parent_id, []).append(run)
-    rows: list[tuple[Run, int]] = []
-
-    def walk(run: Run, depth: int) -> None:
-        rows.append((run, depth))
-        for child in by_parent.get(run.pk, []):
-            walk(child, depth + 1)
-
-    for root in roots:
-        walk(root, 0)
-    return rows
 
 
-def _search(runs: QuerySet[Run], query: str) -> QuerySet[Run]:
-    """Runs whose id is ``query`` ("12", "run 12", "#12"), or whose pipeline, fork point,
-    changed field or changed value contains it (case-insensitive)."""
-    match = _RUN_ID.match(query)
-    if match:
-        return runs.filter(pk=int(match.group(1)))
-    return runs.filter(
-        Q(pipeline__icontains=query)
-        | Q(fork_node__icontains=query)
-        | Q(override__field__icontains=query)
-        | Q(override__value__icontains=query)
-    )
+def page_of_runs(runs: QuerySet[Run], number: object, per_page: int = RUNS_PER_PAGE) -> Page:
+    """A page of ``runs`` in two steps: the page's ids first (read from an index, however deep
+    the page), then those runs with what the rows show — the totals' subqueries and the parent
+    join run for the page's rows only, never for the rows an OFFSET skips."""
+    page = Paginator(runs.values_list("pk", flat=True), per_page).get_page(number)
+    ids = list(page.object_list)
+    rows = _with_totals(Run.objects.filter(pk__in=ids).order_by())
+    loaded = {run.pk: run for run in rows} if ids else {}
+    page.object_list = [loaded[pk] for pk in ids if pk in loaded]
+    return page
+
+
+def rows_of(places: list[Placed]) -> list[RunRow]:
+    """The rows of ``places``, with their outcomes (a bounded number of queries)."""
+    now = timezone.now()
+    outcomes = list_outcomes([place.run for place in places])
+    return [_row(place, now, outcomes.get(place.run.pk, [])) for place in places]
 
 
 @require_GET
@@ -230,16 +228,17 @@ def _run_list_context(filters: RunFilterForm, new_run_form: NewRunForm) -> dict:
     if status:
         runs = runs.filter(status=status)
     if query:
-        runs = _search(runs, query)
+        runs = search_runs(runs, query)
     if not flat:
         runs = runs.filter(parent__isnull=True)
-    page = Paginator(_with_totals(runs), RUNS_PER_PAGE).get_page(data["page"])
-    pairs = [(r, 0) for r in page.object_list] if flat else _lineage(list(page.object_list))
-    now = timezone.now()
-    outcomes = list_outcomes([run for run, _ in pairs])  # a bounded number of queries
+    page = page_of_runs(runs, data["page"])
+    if flat:
+        places = [Placed(run, 0) for run in page.object_list]
+    else:
+        places = place_lineages(list(page.object_list), _with_totals)
     return {
         "page": page,
-        "rows": [_row(run, depth, now, outcomes.get(run.pk, [])) for run, depth in pairs],
+        "rows": rows_of(places),
         "filters": filters,
         "query": query,
         "flat": flat,
@@ -249,6 +248,28 @@ def _run_list_context(filters: RunFilterForm, new_run_form: NewRunForm) -> dict:
         "new_run_form": new_run_form,
         "page_query": _filter_query(pipeline, status, query, origin),
     }
+
+
+@require_GET
+def run_lineage(request: HttpRequest, run_id: int) -> HttpResponse:
+    """Every run of a run's lineage, newest first, a page at a time (the runs list shows a big
+    lineage's newest few and links here)."""
+    form = PageForm(request.GET)
+    if not form.is_valid():
+        return HttpResponseBadRequest("bad parameter: " + form.errors.as_text())
+    run = _get_run(run_id)
+    root = run if (run.root_id or run.pk) == run.pk else _get_run(run.root_id)
+    runs = Run.objects.filter(root_id=root.pk).order_by("-created_at", "-id")
+    page = page_of_runs(runs, form.cleaned_data["page"], LINEAGE_PER_PAGE)
+    places = [Placed(r, 0, names_parent=r.parent_id is not None) for r in page.object_list]
+    context = {
+        "root": root,
+        "counts": lineage_counts([root.pk])[root.pk],
+        "page": page,
+        "rows": rows_of(places),
+        "page_query": "",
+    }
+    return render(request, "runs/run_lineage.html", context)
 
 
 def _filter_query(pipeline: str, status: str, query: str, origin: str = "") -> str:

@@ -5,6 +5,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from runs.bench_lists import list_figures
 from runs.bench_pages import live_latency_figure, run_page_figure
 from runs.engine.analysis.batches.figures import batch_figures
 from runs.engine.analysis.bench import (
@@ -51,10 +52,26 @@ class Command(RewindCommand):
             help="recorded runs the batch-counterfactual figures fork (issue 17 asks for 200; "
             "the default keeps the bench short; 0 skips them)",
         )
+        parser.add_argument(
+            "--list-runs",
+            type=int,
+            default=50_000,
+            help="runs seeded (as rows, in a transaction rolled back) for the list figures: "
+            "the runs list with a 5,000-run lineage, the compare page, a middle page and a "
+            "search, each beside the same page at 1,000 runs (at least 15,001; 0 skips them)",
+        )
+        parser.add_argument(
+            "--lists-only",
+            action="store_true",
+            help="only the list figures (a minute; the whole bench takes many)",
+        )
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
         repeat = max(1, min(options["repeat"], 20))
+        if options["lists_only"]:
+            self._print({"figures": list_figures(repeat, options["list_runs"] or 50_000)}, options)
+            return
 
         def cold_run() -> Run:
             # A question never asked before: every llm call misses the cache.
@@ -97,6 +114,7 @@ class Command(RewindCommand):
             *diff_figures(100_000, repeat),
             live_latency_figure(repeat),
             run_page_figure(repeat),
+            *(list_figures(repeat, options["list_runs"]) if options["list_runs"] > 0 else []),
             batch_figure(repeat),
             *capture_figures(repeat),
             *recording_figures(repeat),
@@ -122,6 +140,10 @@ class Command(RewindCommand):
             "simulator": bool(source.provider.get("simulator")),
             "figures": table,
         }
+        self._print(figures, options)
+
+    def _print(self, figures: dict, options: dict[str, Any]) -> None:
+        table = figures["figures"]
         if options["json"]:
             self.print_json(figures)
             return
@@ -135,6 +157,8 @@ class Command(RewindCommand):
                 detail = row.get("note", "")
             elif row["goal"].endswith(" s"):  # a time goal: the time itself
                 detail = f"{row['value']:.3f} s (goal {row['goal']})"
+            elif row["goal"].endswith(" KB"):  # a size goal: the size itself
+                detail = f"{row['value']:.0f} KB (goal {row['goal']})"
             else:
                 detail = f"{row['ratio']} (goal {row['goal']})"
             self.stdout.write(f"{verdict}  {row['figure']}: {detail}")
