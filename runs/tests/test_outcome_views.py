@@ -181,9 +181,10 @@ def test_the_list_takes_the_same_queries_for_many_runs_with_outcomes(
     for _ in range(4):
         run_fork(research_run, "analyse", "args.region", "east")
     many = count()
-    # 1. session  2. user  3. COUNT(*) of roots  4. the page of roots  5. their descendants
-    # 6. the dashboard's outcomes  7. the steps the outcomes read, with the outputs read
-    assert len(few) == len(many) == 7, "\n".join(many)
+    # 1. session  2. user  3. COUNT(*) of roots  4. the ids of the page's roots  5. those
+    # roots with their totals  6. their descendants counted by kind  7. the newest few
+    # descendants  8. the dashboard's outcomes  9. the steps the outcomes read
+    assert len(few) == len(many) == 9, "\n".join(many)
 
 
 def test_the_update_at_the_end_of_a_run_carries_the_outcomes_section(signed_in, research_run):

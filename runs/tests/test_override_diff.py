@@ -170,14 +170,14 @@ def test_long_prompt_forks_add_no_query(signed_in, research_run):
     for word in ("strengths", "risks", "gaps"):
         create_fork(research_run, "critique", "prompt", prompt.replace("weaknesses", word))
 
-    # 1. the session  2. the user  3. COUNT(*) of roots  4. the page of roots  5. every
-    # descendant, each with its source value as a subquery: nothing per row  6. the dashboard's
-    # outcomes of the page's pipelines  7. the steps the outcomes read (runs.engine.analysis
-    # .outcomes.evaluate_runs)
-    assert few == count_queries(signed_in) == 7
-    # a search: the session, the user, COUNT(*) of matches, the page of matches (the matches
-    # are queued forks: no outcomes to read yet)
-    assert count_queries(signed_in, {"q": "prompt"}) == 4
+    # 1. the session  2. the user  3. COUNT(*) of roots  4. the ids of the page's roots
+    # 5. those roots with their totals  6. their descendants counted by kind  7. the newest
+    # few descendants, each with its source value as a subquery: nothing per row  8. the
+    # dashboard's outcomes of the page's pipelines  9. the steps the outcomes read
+    assert few == count_queries(signed_in) == 9
+    # a search: the session, the user, COUNT(*) of matches, the ids of the page's matches,
+    # those runs (the matches are queued forks: no outcomes to read yet)
+    assert count_queries(signed_in, {"q": "prompt"}) == 5
 
 
 # --- the compare page -------------------------------------------------------------------------

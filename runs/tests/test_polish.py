@@ -202,6 +202,7 @@ NOT_PAGES = {
     "run-cancel",
     "outcome-add",
     "outcome-remove",
+    "compare-runs",  # the compare picker's matches, a fragment
 }
 PAGES = sorted(
     p.name
