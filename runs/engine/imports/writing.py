@@ -116,17 +116,17 @@ class RunWriter:
         """Continue after the run's last step: its state, its name, its turns."""
         run = self.run
         assert run is not None
-        last = run.nodes.order_by("-sequence_id").only("sequence_id", "name").first()
+        last = (
+            run.nodes.order_by("-sequence_id")
+            .only("sequence_id", "name", "src_run_id", "src_sequence_id")
+            .first()
+        )
         self.turns = list(run.turns or [])
         self.llm_steps = run.nodes.filter(kind=Node.Kind.LLM).count()
         if last is None:
             return
         self.last_seq, self.previous = last.sequence_id, last.name
-        row = BurrState.objects.filter(
-            partition_key=PARTITION_KEY, app_id=str(last.src_run_id),
-            sequence_id=last.src_sequence_id,
-        ).first()  # fmt: skip
-        self.before = semantic(json.loads(row.state)) if row is not None else {}
+        self.before = _state_after(last)
 
     # -- the run row ------------------------------------------------------------------------
 
@@ -184,11 +184,7 @@ class RunWriter:
         self.turns = list(parent.turns or [])[: last + 1] if last is not None else []
         if kept:
             self.last_seq, self.previous = kept[-1].sequence_id, kept[-1].name
-            row = BurrState.objects.filter(
-                partition_key=PARTITION_KEY, app_id=str(kept[-1].src_run_id),
-                sequence_id=kept[-1].src_sequence_id,
-            ).first()  # fmt: skip
-            self.before = semantic(json.loads(row.state)) if row is not None else {}
+            self.before = _state_after(kept[-1])
 
     # -- steps ------------------------------------------------------------------------------
 
@@ -341,6 +337,14 @@ class RunWriter:
             trajectory_sha256=trajectory_sha256(hashes) if status == Run.Status.COMPLETED else "",
             **fields,
         )
+
+
+def _state_after(node: Node) -> dict[str, Any]:
+    """The semantic state ``node`` left: the state row of the run that executed it."""
+    row = BurrState.objects.filter(
+        partition_key=PARTITION_KEY, app_id=str(node.src_run_id), sequence_id=node.src_sequence_id
+    ).first()
+    return semantic(json.loads(row.state)) if row is not None else {}
 
 
 def _latency(step: Step) -> float:
