@@ -41,8 +41,11 @@ def rewind_hooks(pipeline: str, *, sync: bool = False) -> list[Any]:
 
 
 def _setup_django() -> None:
+    from django.apps import apps
     from django.conf import settings
 
+    if apps.ready:  # set up already (django.setup() again would configure logging again)
+        return
     if not settings.configured:
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rewind_site.settings")
     import django

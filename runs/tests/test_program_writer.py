@@ -9,6 +9,8 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -156,8 +158,16 @@ def test_a_signal_loses_no_step(rewind_settings, tmp_path, signum):
 seen: list[bool] = []  # per step from the second: was the step before it in the database?
 
 
+last_step: threading.Event | None = None  # set by the last probe step, when a test asks
+
+
 @action(reads=["n"], writes=["n"])
 def probe(state: State) -> State:
+    if last_step is not None and state["n"] == 0:  # the run has begun: the writer is busy
+        gate = last_step
+        writer.shared()._put(None, lambda: gate.wait(30), None)
+    if last_step is not None and state["n"] == STEPS - 1:
+        last_step.set()
     if state["n"] > 0:
         seen.append(Node.objects.filter(run__pipeline="probe", sequence_id=state["n"] - 1).exists())
     return state.update(n=state["n"] + 1)
@@ -220,6 +230,34 @@ def test_steps_are_written_many_to_a_transaction(registered):
     assert run.status == Run.Status.COMPLETED
     assert run.nodes.count() == STEPS + 1  # all committed when run() returned
     assert 1 <= commits(queries) < STEPS + 1
+
+
+def test_steps_the_writer_has_not_reached_go_in_one_insert_per_table(registered):
+    """A writer behind the program writes the steps queued for it as one batch: each kind of
+    row in one multi-row INSERT, not one per step (held to the batch's end)."""
+    from runs.recording import rewind_hooks
+
+    global last_step
+    app = probe_app().with_hooks(*rewind_hooks("probe")).build()
+    with writer_commits() as queries:
+        last_step = threading.Event()  # the writer is busy from the first probe step to the last
+        started = time.monotonic()
+        app.run(halt_after=["finish"])
+        assert time.monotonic() - started < 25  # released by the last step, not by the timeout
+    last_step = None
+
+    run = Run.objects.get(pipeline="probe")
+    assert run.status == Run.Status.COMPLETED
+    assert run.nodes.count() == STEPS + 1
+    inserts = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("INSERT")]
+    node_rows = [sql for sql in inserts if sql.startswith('INSERT INTO "runs_node"')]
+    state_rows = [sql for sql in inserts if sql.startswith('INSERT INTO "runs_burrstate"')]
+    # The last step is handed over after the writer went on; the steps before it together.
+    assert len(node_rows) <= 2, node_rows
+    assert len(state_rows) <= 2
+    assert list(run.nodes.order_by("sequence_id").values_list("sequence_id", flat=True)) == list(
+        range(STEPS + 1)
+    )
 
 
 def test_sync_commits_each_step_before_the_next_begins(registered):

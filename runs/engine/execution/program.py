@@ -116,7 +116,8 @@ class ProgramRecorder(
         self.recorder.ctx.turn = max(self.turn, 0)
         self.turn_inputs.update({k: v for k, v in inputs.items() if not k.startswith("__")})
         self._outer["step"] = sys.exc_info()[1]
-        self.recorder.pre_run_step(action=action, inputs=inputs, state=state, **kwargs)
+        # ``prepare``, not ``pre_run_step``: the held steps are the writer's to write.
+        self.recorder.prepare(action=action, inputs=inputs, state=state, **kwargs)
         if self.recorder.calls is not None:
             self.recorder.calls.deferred = True  # the writer stores the answers, with the step
 
@@ -199,6 +200,11 @@ class ProgramRecorder(
         self.stopped = True
         if self.run is None:
             return
+        try:  # the steps held before the failure are the run's all the same
+            with transaction.atomic():
+                self._write_held()
+        except Exception:  # noqa: BLE001 — the database itself may be what failed
+            logger.warning("rewind: run %s: the steps held were not written", self.run.pk)
         try:
             with transaction.atomic():
                 finish_run(self.run, Run.Status.FAILED, error=self.broken or "")
@@ -228,6 +234,7 @@ class ProgramRecorder(
             )
         )
         self.recorder = StepRecorder(ctx, DjangoPersister())
+        self.recorder.hold_all = True  # written at the end of each of the writer's batches
         self._submit(partial(self._create_run, snapshot, self.initial, timezone.now()))
 
     def _flush(self, state: State) -> None:
@@ -297,25 +304,37 @@ class ProgramRecorder(
         self.recorder.write_row(row, record, exception)
         self._writing = ""
 
+    def batch_end(self) -> None:
+        """The writer's batch ends: the steps its pieces held, together (``hold_all``)."""
+        self._write_held()
+
+    def _write_held(self) -> None:
+        if self.recorder is not None and self.recorder.held:
+            self._writing = "the steps held to be written together"
+            self.recorder.write_held(savepoint=False)  # in the writer's savepoint
+            self._writing = ""
+
     def _finish_turn(
         self, inputs: dict, last_action: str, failed: bool, error: str, warnings: list[str]
     ) -> None:
         from runs.engine.execution.runner import finish_run
 
-        run = self.run
+        run = self.run  # this writer alone changes its turns and warnings: no read back
         with transaction.atomic():
-            turns = list(run.turns) + [{"inputs": inputs}]
-            halt_after = sorted({*run.halt.get("after", []), last_action} - {""})
-            Run.objects.filter(pk=run.pk).update(
-                turns=turns, halt={"after": halt_after, "before": []}
-            )
-            run.refresh_from_db()
+            self._write_held()  # the turn's steps before its end
+            run.turns = [*run.turns, {"inputs": inputs}]
+            after = sorted({*run.halt.get("after", []), last_action} - {""})
+            run.halt = {"after": after, "before": []}
+            Run.objects.filter(pk=run.pk).update(turns=run.turns, halt=run.halt)
             finish_run(
                 run,
                 Run.Status.FAILED if failed else Run.Status.COMPLETED,
                 error=error,
                 warnings=warnings,
+                hashes=list(self.recorder.trajectory),  # every step of the run, in order
             )
+        if warnings:
+            run.warnings = [*run.warnings, *warnings]
 
 
 def _end_open_turns() -> None:

@@ -88,6 +88,10 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         # before a step that may go live, or at the run's end (``write_held``). None is ever
         # written out of order, and a step that went live is committed before the next begins.
         self.hold = hold
+        # ``hold_all``: every step that did not fail is held, whatever answered it — for a
+        # recorded program's writer, already off the step's path, which writes the held steps
+        # at the end of each of its batches (``write_held``), many steps to a statement.
+        self.hold_all = False
         self.held: list[tuple[BurrState, Node, Edge | None, dict[str, str]]] = []
         self.held_since = 0.0
         self.held_bytes = 0  # of the new blobs held steps keep
@@ -282,7 +286,11 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
                 condition=self.ctx.pipeline.condition_label(self.ctx.previous_node, name),
             )
         step = (row, node, edge, {**row.take_new_blobs(), **node.take_new_blobs()})
-        held = fenced and self.hold and not failed and record.cache_source in HELD_SOURCES
+        held = (
+            fenced
+            and not failed
+            and (self.hold_all or (self.hold and record.cache_source in HELD_SOURCES))
+        )
         with self.ctx.fence.writing() if fenced else nullcontext():
             if held:
                 if not self.held:

@@ -354,8 +354,9 @@ def finish_run(
     error: str = "",
     artifact: tuple[str, str] | None = None,
     warnings: list[str] | None = None,
+    hashes: list[str] | None = None,
 ) -> None:
-    end_run(run, status, error=error, artifact=artifact, warnings=warnings)
+    end_run(run, status, error=error, artifact=artifact, warnings=warnings, hashes=hashes)
     # Every run ends here (executed, forked, replayed, recorded by a program): with
     # REWIND_OTLP_ENDPOINT set it leaves as a trace — queued, never waited on; unset, a no-op.
     export_run(run.pk)

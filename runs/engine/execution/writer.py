@@ -18,7 +18,9 @@ its own (opened once, closed when idle and at exit), in the order the work was h
   that call's end (the run stays *running*). Nothing of a call that had returned.
 
 Each piece keeps its database work in savepoints of its own; one that fails is the failure of
-its owner (``Owner.failed``), and the rest of the batch is written.
+its owner (``Owner.failed``), and the rest of the batch is written. Each owner with work in
+a batch ends it (``Owner.batch_end``, in a savepoint too): a recorder writes the steps its
+pieces held there, every kind of row in one statement.
 """
 
 from __future__ import annotations
@@ -46,6 +48,10 @@ class Owner(Protocol):
     stopped: bool
 
     def failed(self, exc: BaseException) -> None: ...
+
+    def batch_end(self) -> None:
+        """Last in each batch that held some of its work, in the batch's transaction: what
+        its pieces left to write together (a recorder's held steps)."""
 
 
 class Writer:
@@ -155,6 +161,14 @@ class Writer:
                             logger.warning("rewind: the recording writer: %s", exc)
                         else:
                             owner.failed(exc)
+                for owner in {id(o): o for o, _, _ in batch if o is not None}.values():
+                    if owner.stopped:
+                        continue
+                    try:
+                        with transaction.atomic():  # a savepoint: its failure is its owner's
+                            owner.batch_end()
+                    except Exception as exc:  # noqa: BLE001 — as a piece's
+                        owner.failed(exc)
         except Exception as exc:  # noqa: BLE001 — the transaction itself failed (the database)
             connections.close_all()  # the next batch starts on a new connection
             for owner in {id(o): o for o, _, _ in batch if o is not None}.values():
