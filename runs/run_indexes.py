@@ -1,4 +1,4 @@
-"""The indexes of the runs table (imported by models.py): what each list reads a page of."""
+"""The indexes of the runs table (imported by runs.models.runs): what each list reads a page of."""
 
 from __future__ import annotations
 

@@ -1,19 +1,17 @@
-"""The rows of a batch counterfactual (issue 17, item 2): ``Batch`` and ``BatchSource``.
-Imported by ``runs.models``, which they belong to."""
+"""The rows of a batch counterfactual (issue 17, item 2): ``Batch`` and ``BatchSource``."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
 
+from runs.models.runs import Run
+
 
 class BatchQuerySet(models.QuerySet):
     def with_counts(self) -> BatchQuerySet:
         """Each batch with ``row_count`` (its source rows) and ``forks_finished`` (rows whose
         fork has finished), for the list: one query for a page of batches."""
-        # Run, without importing runs.models (which imports this module at its end).
-        Run = BatchSource._meta.get_field("fork").related_model  # noqa: N806
-
         return self.annotate(
             row_count=models.Count("sources"),
             forks_finished=models.Count(

@@ -1,5 +1,4 @@
-"""The outcomes a person adds on the dashboard (issue 17, item 1): ``Outcome``. Imported by
-``runs.models``, which it belongs to."""
+"""The outcomes a person adds on the dashboard (issue 17, item 1): ``Outcome``."""
 
 from __future__ import annotations
 

@@ -1,0 +1,54 @@
+"""Rewind's data model (DESIGN.md, Data model), a module per kind of row; every name is
+importable from here (``from runs.models import Run``).
+
+Numbers that describe *how* a step ran (latency, tokens, cost) live on ``Node``; what a step
+*produced* lives in Burr state (``BurrState``) and, hashed, on ``Node.output_sha256``.
+"""
+
+# isort: off
+# In the order the models were declared when they were one module (the app registry's order).
+from runs.models.blobs import (
+    Blob,
+    BlobQuerySet,
+    StoresBlobs,
+    StoresBlobsQuerySet,
+    stored_json,
+)
+from runs.models.runs import Run, RunQuerySet, same_override
+from runs.models.grids import Grid, GridQuerySet, GridRow
+from runs.models.nodes import Edge, Node, NodeManager, NodeQuerySet
+from runs.models.cache import CacheEntry, LLMCacheEntry, ToolCacheEntry
+from runs.models.states import BurrState, BurrStateManager, BurrStateQuerySet
+from runs.models.provider_settings import ProviderSettings
+from runs.models.batches import Batch, BatchQuerySet, BatchSource
+from runs.models.outcomes import Outcome
+# isort: on
+
+__all__ = [
+    "Batch",
+    "BatchQuerySet",
+    "BatchSource",
+    "Blob",
+    "BlobQuerySet",
+    "BurrState",
+    "BurrStateManager",
+    "BurrStateQuerySet",
+    "CacheEntry",
+    "Edge",
+    "Grid",
+    "GridQuerySet",
+    "GridRow",
+    "LLMCacheEntry",
+    "Node",
+    "NodeManager",
+    "NodeQuerySet",
+    "Outcome",
+    "ProviderSettings",
+    "Run",
+    "RunQuerySet",
+    "StoresBlobs",
+    "StoresBlobsQuerySet",
+    "ToolCacheEntry",
+    "same_override",
+    "stored_json",
+]

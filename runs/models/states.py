@@ -1,0 +1,59 @@
+"""Burr's persister table: ``BurrState`` (the snapshot a ``Blob``)."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from runs.models.blobs import Blob, StoresBlobs, StoresBlobsQuerySet
+
+
+class BurrStateQuerySet(StoresBlobsQuerySet):
+    VALUES = {"state": "state_blob"}
+
+
+class BurrStateManager(models.Manager.from_queryset(BurrStateQuerySet)):
+    def get_queryset(self) -> BurrStateQuerySet:
+        return super().get_queryset().select_related("state_blob")
+
+
+class BurrState(StoresBlobs):
+    """Burr's persister table, written through the ORM by ``DjangoPersister``. The snapshot
+    itself is a ``Blob`` (canonical JSON of Burr's serialised state), shared by every row
+    that holds the same state — an unchanged replay's rows point at its parent's snapshots."""
+
+    partition_key = models.CharField(max_length=100, default="")
+    app_id = models.CharField(max_length=100)
+    sequence_id = models.IntegerField()
+    position = models.CharField(max_length=100)
+    status = models.CharField(max_length=10)
+    # Not indexed: nothing looks a state row up by its snapshot, and blobs are never deleted.
+    state_blob = models.ForeignKey(Blob, on_delete=models.PROTECT, related_name="+", db_index=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = BurrStateManager()
+
+    class Meta:
+        verbose_name = "Burr state row"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["partition_key", "app_id", "sequence_id", "position"],
+                name="burr_state_unique_row",
+            ),
+        ]
+        indexes = [models.Index(fields=["partition_key", "app_id", "-sequence_id"])]
+
+    def __str__(self) -> str:
+        return f"app {self.app_id} step {self.sequence_id} ({self.position}, {self.status})"
+
+    @property
+    def state(self) -> str:
+        """The snapshot: canonical JSON of Burr's serialised state."""
+        values = self.__dict__.setdefault("_stored_values", {})
+        if "state" not in values:
+            values["state"] = self.state_blob.body
+        return values["state"]
+
+    @state.setter
+    def state(self, text: str) -> None:
+        self.__dict__.setdefault("_stored_values", {})["state"] = text
+        self.state_blob_id = self.keep_blob(text)
