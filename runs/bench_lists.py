@@ -5,10 +5,17 @@ page compares): lineages of three (a root, a fork, a replay of the fork) and, wh
 root with a big lineage of forks, replays of forks and stability samples. 50,000 runs take
 seconds, not the hours executing them would.
 
-``list_figures`` seeds, inside a transaction rolled back at the end (nothing stays), 1,000 runs
-and measures the anchors there (the runs list's first and middle pages, a search, the compare
-page); then seeds up to ``runs`` (default 50,000), one root holding a lineage of 5,000, and
-measures the same pages again. Each page is the server's time for ``GET`` in process (Django's
+``list_figures`` seeds 1,000 runs and measures the anchors there (the runs list's first and
+middle pages, a search, the compare page); then seeds up to ``runs`` (default 50,000), one root
+holding a lineage of 5,000, and measures the same pages again. Nothing stays: on SQLite the
+seeding is a transaction rolled back at the end. On PostgreSQL uncommitted rows would distort
+the figures (no VACUUM can mark them visible to all, so every index-only scan reads the heap),
+so each seeding stage is committed and ``VACUUM ANALYZE`` run on the tables it wrote before
+measuring, as autovacuum would have them in use; every seeded row (runs, steps, the bench's
+user, its session and sign-in log) is deleted at the end, whatever happens. Seeded runs carry a marker in
+``provider`` (``MARK``) and the bench's user a name of its own, so a bench killed before its
+clean-up has its leftovers removed (and said) by the next one; a PostgreSQL advisory lock keeps
+two benches on one database from measuring, or removing, each other's rows. Each page is the server's time for ``GET`` in process (Django's
 handler: middleware, session, the view, the template; no network), the best of ``repeat``.
 The SQL of the runs list is the time its queries take (the same request, timed per statement),
 at 10,000 runs. The goals are the issue's: absolute for the first page and the compare page
@@ -20,10 +27,12 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from django.apps import apps
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import Max
@@ -43,7 +52,10 @@ FIRST_PAGE_GOAL_KB = 200
 COMPARE_GOAL_S = 0.120
 RATIO_GOAL = 1.5
 SQL_GOAL_S = 0.015
-_PROVIDER = {"model": "rewind-sim-1", "temperature": 0.0, "simulator": True}
+MARK = "rewind_bench"  # the key in a seeded run's ``provider`` that says it is the bench's
+USER_PREFIX = "rewind-bench-lists-"
+_PROVIDER = {"model": "rewind-sim-1", "temperature": 0.0, "simulator": True, MARK: "lists"}
+_LOCK = 0x5245_5749_4E44  # PostgreSQL advisory lock: one list bench per database at a time
 
 
 def _run(**fields: Any) -> Run:
@@ -161,32 +173,35 @@ def _pages(client: Client, compare: str, repeat: int) -> dict[str, tuple[float, 
     return {name: _best_get(client, path, repeat) for name, path in paths.items()}
 
 
-def list_figures(repeat: int, runs: int = 50_000) -> list[dict]:
-    """The issue's page figures, each beside its anchor at 1,000 runs (see the module)."""
+def list_figures(
+    repeat: int, runs: int = 50_000, say: Callable[[str], Any] | None = None
+) -> list[dict]:
+    """The issue's page figures, each beside its anchor at 1,000 runs (see the module).
+    ``say`` is told of the leftovers of an earlier bench removed first, if any."""
     repeat = max(5, repeat)  # a page takes tens of ms: five tries cost little, and steady it
     runs = max(runs, SQL_RUNS + LINEAGE + 1)
+    # Committed, vacuumed rows on PostgreSQL; inside a caller's transaction (a test's) nothing
+    # can be committed nor vacuumed: rolled back there, as on SQLite.
     vendor = connection.vendor
-    started = time.perf_counter()
-    with transaction.atomic():
-        user = get_user_model().objects.create_user(f"rewind-bench-{uuid.uuid4().hex[:12]}")
-        client = Client(HTTP_HOST="127.0.0.1")
-        client.force_login(user)
-        seed_runs(ANCHOR_RUNS, searched=5)
-        small = Run.objects.filter(parent__isnull=False, override__value=SEARCHED).first()
-        _with_steps(small.parent, small)
-        _analyze()
-        anchors = _pages(client, f"/compare/{small.parent_id}/{small.pk}/", repeat)
-        sql_anchor = _best_sql(client, "/runs/", repeat)
-        seed_runs(SQL_RUNS - ANCHOR_RUNS)
-        _analyze()
-        sql = _best_sql(client, "/runs/", repeat)
-        root = seed_runs(runs - SQL_RUNS, lineage=LINEAGE)
-        seeded = time.perf_counter() - started
-        _analyze()
-        fork = Run.objects.filter(parent=root).order_by("id").first()
-        subjects = _pages(client, f"/compare/{root.pk}/{fork.pk}/", repeat)
-        total = Run.objects.count()
-        transaction.set_rollback(True)
+    committed = vendor == "postgresql" and not connection.in_atomic_block
+    with _one_bench():
+        left_runs, left_users = remove_seeded()
+        if (left_runs or left_users) and say:
+            say(
+                f"rewind_bench: removed what an earlier list bench left: {left_runs:,} runs "
+                f"(and their steps), {left_users} user(s)"
+            )
+        if not committed:
+            with transaction.atomic():
+                measured = _measure(repeat, runs, stage=_nothing, settle=_analyze)
+                transaction.set_rollback(True)
+        else:
+            try:
+                measured = _measure(repeat, runs, stage=transaction.atomic, settle=_vacuum)
+            finally:
+                remove_seeded()
+                _vacuum()  # the planner's statistics back to the tables as they are
+    seeded, total, anchors, sql_anchor, sql, subjects = measured
     at = f"{runs:,} runs, one root with {LINEAGE:,} descendants"
     first, first_bytes = subjects["first"]
     return [
@@ -199,6 +214,7 @@ def list_figures(repeat: int, runs: int = 50_000) -> list[dict]:
             bytes=first_bytes,
             seeded_s=round(seeded, 1),
             runs_in_database=total,
+            seeding="committed, VACUUM ANALYZE, deleted after" if committed else "rolled back",
         ),
         {
             **_figure(
@@ -235,6 +251,108 @@ def list_figures(repeat: int, runs: int = 50_000) -> list[dict]:
             anchor_is=f"the same statements at {ANCHOR_RUNS:,} runs",
         ),
     ]
+
+
+def _measure(repeat: int, runs: int, *, stage: Callable, settle: Callable[[], None]) -> tuple:
+    """Seed the three stages and measure each; ``stage()`` is the context of a stage's
+    seeding, ``settle()`` runs after it (the statistics, and on PostgreSQL the vacuum)."""
+    started = time.perf_counter()
+    user = get_user_model().objects.create_user(f"{USER_PREFIX}{uuid.uuid4().hex[:12]}")
+    client = Client(HTTP_HOST="127.0.0.1")
+    client.force_login(user)
+    try:
+        with stage():
+            seed_runs(ANCHOR_RUNS, searched=5)
+            small = Run.objects.filter(parent__isnull=False, override__value=SEARCHED).first()
+            _with_steps(small.parent, small)
+        settle()
+        anchors = _pages(client, f"/compare/{small.parent_id}/{small.pk}/", repeat)
+        sql_anchor = _best_sql(client, "/runs/", repeat)
+        with stage():
+            seed_runs(SQL_RUNS - ANCHOR_RUNS)
+        settle()
+        sql = _best_sql(client, "/runs/", repeat)
+        with stage():
+            root = seed_runs(runs - SQL_RUNS, lineage=LINEAGE)
+        seeded = time.perf_counter() - started
+        settle()
+        fork = Run.objects.filter(parent=root).order_by("id").first()
+        subjects = _pages(client, f"/compare/{root.pk}/{fork.pk}/", repeat)
+        total = Run.objects.count()
+    finally:
+        client.logout()  # its session's row
+        user.delete()
+    return seeded, total, anchors, sql_anchor, sql, subjects
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+@contextmanager
+def _one_bench() -> Iterator[None]:
+    """PostgreSQL: one list bench at a time on a database (a session lock: a killed bench's
+    goes with its connection), so none removes another's rows as leftovers."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s)", [_LOCK])
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [_LOCK])
+
+
+def remove_seeded() -> tuple[int, int]:
+    """Delete every row a list bench seeded (runs marked ``MARK``, their steps, the bench's
+    users, their sessions and sign-in logs): what an earlier bench left if it was killed. The numbers of runs
+    and of users removed."""
+    marked = Run.objects.filter(**{f"provider__{MARK}": "lists"}).values("pk")
+    sql, params = marked.query.sql_with_params()
+    users = get_user_model().objects.filter(username__startswith=USER_PREFIX)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {Node._meta.db_table} WHERE run_id IN ({sql}) OR src_run_id IN ({sql})",
+            [*params, *params],
+        )
+        # One statement: the runs' keys to one another (parent, root, sample) are checked at
+        # its end, when none is left.
+        cursor.execute(f"DELETE FROM {Run._meta.db_table} WHERE id IN ({sql})", params)
+        removed = cursor.rowcount
+        ids = {str(pk) for pk in users.values_list("pk", flat=True)}
+        if ids:
+            _forget_sessions(ids)
+            users.delete()
+        if apps.is_installed("axes"):  # the sign-ins django-axes logged for the bench's users
+            for name in ("AccessLog", "AccessAttempt", "AccessFailureLog"):
+                logged = apps.get_model("axes", name).objects
+                logged.filter(username__startswith=USER_PREFIX).delete()
+    return removed, len(ids)
+
+
+def _forget_sessions(user_ids: set[str]) -> None:
+    """The stored sessions of those users (a killed bench's logged-in client)."""
+    if settings.SESSION_ENGINE != "django.contrib.sessions.backends.db":
+        return
+    from django.contrib.auth import SESSION_KEY
+    from django.contrib.sessions.models import Session
+
+    stale = [
+        session.pk
+        for session in Session.objects.iterator()
+        if str(session.get_decoded().get(SESSION_KEY)) in user_ids
+    ]
+    Session.objects.filter(pk__in=stale).delete()
+
+
+def _vacuum() -> None:
+    """PostgreSQL, outside any transaction: the tables the seeding writes vacuumed (their
+    rows marked visible to all, so index-only scans skip the heap) and analysed."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"VACUUM ANALYZE {Run._meta.db_table}, {Node._meta.db_table}")
 
 
 def _ratio(name: str, subjects: dict, anchors: dict, key: str) -> dict:

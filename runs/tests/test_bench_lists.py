@@ -61,3 +61,36 @@ def test_the_command_prints_the_list_figures_alone_with_their_verdicts():
     assert re.search(r"runs list page 1, 15,001 runs.*: 0\.\d{3} s \(goal ≤ 0\.1 s\)", lines[0])
     assert re.search(r": size: \d+ KB \(goal ≤ 200 KB\)", lines[1])
     assert re.search(r"runs search \(10 matches\).*: [\d.]+ \(goal ≤ 1\.5×\)", lines[4])
+
+
+def test_what_a_killed_bench_left_is_removed_and_nothing_else():
+    from django.contrib.auth import get_user_model
+
+    from runs.bench_lists import USER_PREFIX, remove_seeded
+
+    kept = Run.objects.create(pipeline="research", provider={"model": "rewind-sim-1"})
+    seed_runs(60, lineage=30)  # marked as the bench's, with steps
+    seeded = Run.objects.count() - 1
+    users = get_user_model().objects
+    users.create_user(f"{USER_PREFIX}left")
+    users.create_user("someone")
+
+    assert remove_seeded() == (seeded, 1)
+    assert list(Run.objects.all()) == [kept]
+    assert not Node.objects.exists()
+    assert list(users.values_list("username", flat=True)) == ["someone"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_the_rows_are_committed_vacuumed_and_deleted_after():
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite rolls the seeding back")
+    before = Run.objects.count()
+
+    rows = list_figures(repeat=1, runs=1)
+
+    assert rows[0]["seeding"] == "committed, VACUUM ANALYZE, deleted after"
+    assert rows[0]["runs_in_database"] >= 15_001
+    assert Run.objects.count() == before and not Node.objects.exists()
