@@ -14,7 +14,7 @@ def test_it_reports_ratios_and_an_identical_zero_token_replay(rewind_settings):
     out = io.StringIO()
     call_command(
         "rewind_bench", "--json", "--repeat", "1", "--batch-runs", "0", "--list-runs", "0",
-        stdout=out, stderr=io.StringIO(),
+        "--memory-replays", "0", stdout=out, stderr=io.StringIO(),
     )  # fmt: skip
     figures = json.loads(out.getvalue())
 
@@ -30,7 +30,7 @@ def test_every_figure_is_a_ratio_to_an_anchor_measured_beside_it(rewind_settings
     out = io.StringIO()
     call_command(
         "rewind_bench", "--json", "--repeat", "1", "--batch-runs", "5", "--list-runs", "1",
-        stdout=out, stderr=io.StringIO(),
+        "--memory-replays", "20", stdout=out, stderr=io.StringIO(),
     )  # fmt: skip
     table = json.loads(out.getvalue())["figures"]
 
@@ -54,6 +54,7 @@ def test_every_figure_is_a_ratio_to_an_anchor_measured_beside_it(rewind_settings
     assert any(name.startswith("runs list middle page, 15,001 ÷ 1,000 runs") for name in names)
     assert any(name.startswith("runs search (10 matches)") for name in names)
     assert any(name.startswith("runs list SQL at 10,000 runs") for name in names)
+    assert any(name.startswith("worker memory over 20 cached replays") for name in names)
     for row in measured:
         sign, bound = row["goal"].split()[:2]
         if row["goal"].endswith((" s", " KB")):  # a time or size goal: itself, anchor beside

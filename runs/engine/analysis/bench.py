@@ -11,7 +11,8 @@ import sqlite3
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -191,12 +192,22 @@ STATEMENTS_PER_STEP, FIXED_STATEMENTS, REPLAY_COMMITS = 3, 8, 3
 
 
 def bare_burr_app_seconds(source: Run, *, tuned: bool, repeat: int) -> float:
-    """Seconds bare Burr takes to run ``source``'s actions once with its ``SQLitePersister``,
-    the app rebuilt each time the way a program that runs it once does: connect to the
-    database file (made beforehand), initialise the persister, build the graph and the app,
-    step it to the end, close. Each action writes the value the source's step wrote, so the
-    states Burr serialises and persists are the replay's. ``tuned``: the pragmas Rewind's
-    SQLite uses (WAL, synchronous NORMAL); else Burr's defaults."""
+    """Seconds bare Burr takes to run ``source``'s actions once with its ``SQLitePersister``
+    (``bare_burr_app``), the best of ``repeat``."""
+    with bare_burr_app(source, tuned=tuned) as once:
+        seconds, _ = best_time(once, repeat)
+    return seconds
+
+
+@contextmanager
+def bare_burr_app(source: Run, *, tuned: bool) -> Iterator[Callable[[], None]]:
+    """One run of ``source``'s actions by bare Burr with its ``SQLitePersister``, the app
+    rebuilt each time the way a program that runs it once does: connect to the database file
+    (made beforehand, in a temporary folder that lives as long as the context), initialise the
+    persister, build the graph and the app, step it to the end, close. Each action writes the
+    value the source's step wrote, so the states Burr serialises and persists are the
+    replay's. ``tuned``: the pragmas Rewind's SQLite uses (WAL, synchronous NORMAL); else
+    Burr's defaults."""
     from burr.core import State, action, default
     from burr.core.graph import GraphBuilder
 
@@ -249,8 +260,7 @@ def bare_burr_app_seconds(source: Run, *, tuned: bool, repeat: int) -> float:
                 app.step()
             db.close()
 
-        seconds, _ = best_time(once, repeat)
-    return seconds
+        yield once
 
 
 class Statements:

@@ -143,7 +143,7 @@ def worker_entry() -> None:
     except EOFError:
         return
     sys.path.extend(p for p in config.sys_path if p not in sys.path)
-    _set_up(config)
+    set_up(config)
     _warm_up(config)
     from django.core.management import call_command
     from django.db import connections
@@ -164,7 +164,7 @@ def worker_entry() -> None:
     )
 
 
-def _set_up(config: WorkerConfig) -> None:
+def set_up(config: WorkerConfig) -> None:
     """Django, configured as the parent was, before anything opens a connection."""
     import logging
 

@@ -6,6 +6,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from runs.bench_lists import list_figures
+from runs.bench_memory import worker_memory_figure
 from runs.bench_pages import live_latency_figure, run_page_figure
 from runs.engine.analysis.batches.figures import batch_figures
 from runs.engine.analysis.bench import (
@@ -62,6 +63,13 @@ class Command(RewindCommand):
             "search, each beside the same page at 1,000 runs (at least 15,001; 0 skips them)",
         )
         parser.add_argument(
+            "--memory-replays",
+            type=int,
+            default=2000,
+            help="cached replays a fresh worker process executes for the memory figure, beside "
+            "bare Burr running the same actions as often in another (0 skips it)",
+        )
+        parser.add_argument(
             "--lists-only",
             action="store_true",
             help="only the list figures (a minute; the whole bench takes many)",
@@ -113,6 +121,11 @@ class Command(RewindCommand):
                 loop_source, lambda: execute_run(create_replay(loop_source).pk), repeat
             ),
             bytes_figure(source, replay_once),
+            *(
+                [worker_memory_figure(source, options["memory_replays"])]
+                if options["memory_replays"] > 0
+                else []
+            ),
             *diff_figures(100_000, repeat),
             live_latency_figure(repeat),
             run_page_figure(repeat),
