@@ -31,14 +31,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import Max
 from django.test import Client
 
-from runs.bench_pages import _best_get, _figure, _step
+from runs.bench_pages import _best_get, _figure, _step, forget_sign_ins
 from runs.models import Node, Run
 from runs.views.listing import RUNS_PER_PAGE
 
@@ -326,10 +325,7 @@ def remove_seeded() -> tuple[int, int]:
         if ids:
             _forget_sessions(ids)
             users.delete()
-        if apps.is_installed("axes"):  # the sign-ins django-axes logged for the bench's users
-            for name in ("AccessLog", "AccessAttempt", "AccessFailureLog"):
-                logged = apps.get_model("axes", name).objects
-                logged.filter(username__startswith=USER_PREFIX).delete()
+        forget_sign_ins(USER_PREFIX)
     return removed, len(ids)
 
 

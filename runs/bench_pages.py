@@ -35,6 +35,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
@@ -212,6 +213,14 @@ def _commit_step(run: Run, seq: int) -> None:
         )
 
 
+def forget_sign_ins(username_prefix: str) -> None:
+    """The sign-ins django-axes logged for the bench's users (their names start so)."""
+    if apps.is_installed("axes"):
+        for name in ("AccessLog", "AccessAttempt", "AccessFailureLog"):
+            logged = apps.get_model("axes", name).objects
+            logged.filter(username__startswith=username_prefix).delete()
+
+
 def live_latency_figure(repeat: int) -> dict:
     """Node finished → a client of the event stream has the update naming it: worst of
     ``repeat`` tries on a real server."""
@@ -252,6 +261,7 @@ def live_latency_figure(repeat: int) -> dict:
         Run.objects.filter(pk=run.pk).delete()
         login.logout()
         user.delete()
+        forget_sign_ins(user.username)
     how = "LISTEN/NOTIFY" if vendor == "postgresql" else f"marker read every {live.POLL_SECONDS} s"
     return _figure(
         f"node finished → browser sees it (SSE, {vendor}: {how})",

@@ -4,6 +4,9 @@ import io
 import json
 
 import pytest
+from axes.models import AccessLog
+from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
 from django.core.management import call_command
 
 # Committed rows: the live-update figure reads them from a real server's own connection.
@@ -24,6 +27,10 @@ def test_it_reports_ratios_and_an_identical_zero_token_replay(rewind_settings):
         assert figures[name] > 0
     assert figures["cold_peak_bytes"] > 0 and figures["replay_peak_bytes"] > 0
     assert figures["simulator"] is True
+    # The users, sessions and sign-ins the page figures made are gone with them.
+    assert not get_user_model().objects.filter(username__startswith="rewind-bench").exists()
+    assert not AccessLog.objects.filter(username__startswith="rewind-bench").exists()
+    assert not Session.objects.exists()
 
 
 def test_every_figure_is_a_ratio_to_an_anchor_measured_beside_it(rewind_settings):
