@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import sys
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -137,11 +138,18 @@ TEMPLATES = [
 ]
 
 
-def _database(url: str) -> dict:
+def _database(url: str, *, worker: bool = False) -> dict:
+    """The database ``url`` names. A ``worker`` (``manage.py db_worker``: one thread, long
+    lived) keeps its connection from task to task, checked before each reuse; with
+    ``CONN_MAX_AGE`` 0 the worker closes it around every task and opens it again, which cost
+    a third of a cached replay's time there. Everything else (the dashboard under ASGI)
+    closes it at the end of each request, as Django advises."""
     if not url:
         url = f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
     try:
-        config = dj_database_url.parse(url, conn_max_age=0)
+        config = dj_database_url.parse(
+            url, conn_max_age=None if worker else 0, conn_health_checks=worker
+        )
     except (ValueError, KeyError) as exc:
         raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from None
     if config["ENGINE"] == "django.db.backends.sqlite3":
@@ -162,7 +170,7 @@ def _database(url: str) -> dict:
     return config
 
 
-DATABASES = {"default": _database(env_str("DATABASE_URL"))}
+DATABASES = {"default": _database(env_str("DATABASE_URL"), worker=sys.argv[1:2] == ["db_worker"])}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -156,7 +156,7 @@ def loop_seconds(processes: int) -> float:
     return max(float(child.communicate(timeout=120)[0]) for child in children)
 
 
-def batch_figure(repeat: int, replays: int = 24) -> dict[str, Any]:
+def batch_figure(repeat: int, replays: int = 200) -> dict[str, Any]:
     """Throughput of ``replays`` cached replays of one research run (every call a cache hit)
     on 2 queue workers ÷ on 1, best of ``repeat`` each, the two alternating. Timed from the
     moment every worker is ready (the replays are enqueued then) to the last replay finished;
