@@ -26,12 +26,10 @@ import resource
 import subprocess
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
-from django.db import transaction
-
+from runs.bench_pages import delete_runs
 from runs.engine.analysis.bench import figure
-from runs.models import BurrState, Node, Run
+from runs.models import Run
 
 GOAL = 1.1
 MIB = 1024 * 1024
@@ -81,18 +79,7 @@ def _replays(source_id: int, count: int) -> dict[str, int]:
     try:
         return _grow(once, count)
     finally:
-        _delete(made)
-
-
-def _delete(runs: list[int]) -> None:
-    """The replays the pass made: their steps first (a step's ``src_run`` protects its run),
-    their Burr states, then the runs (their edges with them)."""
-    for start in range(0, len(runs), 500):
-        chunk = runs[start : start + 500]
-        with transaction.atomic():
-            Node.objects.filter(run_id__in=chunk).delete()
-            BurrState.objects.filter(app_id__in=[str(pk) for pk in chunk]).delete()
-            Run.objects.filter(pk__in=chunk).delete()
+        delete_runs(made)
 
 
 def _bare(source_id: int, count: int) -> dict[str, int]:
@@ -121,17 +108,12 @@ def child(kind: str, source_id: int, count: int) -> None:
 
 
 def _measure(kind: str, source: Run, count: int) -> dict[str, int]:
-    from runs.engine.execution.workers import worker_config
+    from runs.engine.execution.workers import child_env, worker_config
 
-    root = str(Path(__file__).resolve().parents[1])  # where ``runs`` is importable from
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))),
-    }
     done = subprocess.run(  # noqa: S603 — this interpreter, our own module
         [sys.executable, "-c", CHILD_CODE],
         input=pickle.dumps((worker_config(quiet=True), kind, source.pk, count)),
-        env=env,
+        env=child_env(),
         capture_output=True,
         check=False,
     )

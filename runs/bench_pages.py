@@ -43,7 +43,7 @@ from django.test import Client
 from django.utils import timezone
 
 from runs import live
-from runs.models import Edge, Node, Run
+from runs.models import BurrState, Edge, Node, Run
 from runs.pipelines.research import ORDER
 
 PAGE_STEPS = 500
@@ -213,6 +213,20 @@ def _commit_step(run: Run, seq: int) -> None:
         )
 
 
+def delete_runs(run_ids: list[int]) -> None:
+    """Runs a bench made, with their steps, edges and Burr states: the steps first (a step's
+    ``src_run`` protects its run), each run's ``root`` cleared (a root is its own, a protected
+    key), then the runs; 500 at a time."""
+    for start in range(0, len(run_ids), 500):
+        chunk = run_ids[start : start + 500]
+        with transaction.atomic():
+            Node.objects.filter(run_id__in=chunk).delete()
+            Edge.objects.filter(run_id__in=chunk).delete()
+            BurrState.objects.filter(app_id__in=[str(pk) for pk in chunk]).delete()
+            Run.objects.filter(pk__in=chunk).update(root=None)
+            Run.objects.filter(pk__in=chunk).delete()
+
+
 def forget_sign_ins(username_prefix: str) -> None:
     """The sign-ins django-axes logged for the bench's users (their names start so)."""
     if apps.is_installed("axes"):
@@ -255,10 +269,7 @@ def live_latency_figure(repeat: int) -> dict:
                     events.until(f'id="step-{seq}"'.encode())
                     tries.append(time.perf_counter() - started)
     finally:
-        Node.objects.filter(run=run).delete()
-        Edge.objects.filter(run=run).delete()
-        Run.objects.filter(pk=run.pk).update(root=None)  # its own root (a protected key)
-        Run.objects.filter(pk=run.pk).delete()
+        delete_runs([run.pk])
         login.logout()
         user.delete()
         forget_sign_ins(user.username)

@@ -223,17 +223,22 @@ class Worker:
         return self.process.pid
 
 
-def start_worker(config: WorkerConfig, worker_id: str) -> Worker:
-    """A ``db_worker`` process on one end of a new socket pair; this process keeps the other."""
-    ours, theirs = socket.socketpair()
+def child_env() -> dict[str, str]:
+    """This process's environment for a child interpreter that imports ``runs``."""
     root = str(Path(__file__).resolve().parents[3])  # where ``runs`` is importable from
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def start_worker(config: WorkerConfig, worker_id: str) -> Worker:
+    """A ``db_worker`` process on one end of a new socket pair; this process keeps the other."""
+    ours, theirs = socket.socketpair()
     try:
         process = subprocess.Popen(
             [sys.executable, "-c", WORKER_CODE, str(theirs.fileno()), worker_id],
             pass_fds=[theirs.fileno()],
-            env=env,
+            env=child_env(),
             stdin=subprocess.DEVNULL,
             stdout=2,  # a pipeline that prints must not mix into --json on stdout
             process_group=0,  # a Ctrl-C at the terminal is this process's to handle
