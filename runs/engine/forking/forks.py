@@ -24,6 +24,7 @@ from runs.engine.providers.config import (
     snapshot_as,
 )
 from runs.models import Edge, Node, Run
+from runs.statements import insert
 
 
 @dataclass(frozen=True)
@@ -268,7 +269,8 @@ def make_fork(fork: Fork) -> Run:
     source, target, override = fork.source, fork.target, fork.override
     # One INSERT needs no transaction of its own; with inherited steps, all rows or none.
     with transaction.atomic() if target.sequence_id > 0 else nullcontext():
-        run = Run.objects.create(
+        # ``insert``: the statement ``Run.objects.create`` sends, compiled once per process.
+        run = insert(Run(
             pipeline=source.pipeline,
             inputs=source.inputs,
             turns=source.turns,
@@ -283,7 +285,7 @@ def make_fork(fork: Fork) -> Run:
             override=override.as_json() if override else None,
             mode=Run.Mode.LIVE if fork.live else Run.Mode.CACHE,
             allow_network=fork.allow_network,
-        )
+        ))  # fmt: skip
         if target.sequence_id > 0:  # the first step (a root run's replay) inherits nothing
             _inherit(source, run, target.sequence_id)
     return run
