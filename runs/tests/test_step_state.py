@@ -6,18 +6,21 @@ nothing can store fails the step, naming the step and the key.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
 
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.apps import registry
+from runs.engine.apps.state import restored_state
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.forks import create_fork
 from runs.engine.forking.replays import create_replay, replay_verdict
 from runs.models import Node, Run
 from runs.tests import state_apps
+from runs.tests.state_apps import Outline
 
 APPS = {name: f"runs.tests.state_apps.{name}" for name in ("undeclared", "appender", "typed", "unstorable")}
 
@@ -116,3 +119,16 @@ def test_an_async_step_that_leaves_an_unstorable_value_fails_naming_the_key(apps
     step = failed.nodes.get(name="tag")
     assert step.status == Node.Status.FAILED
     assert "state key 'tags' holds a builtins.set" in step.error
+
+
+def test_restoring_a_stored_state_leaves_the_stored_values_as_they_were(apps):
+    """Burr's pydantic deserialiser pops its markers from the dict it is given: restoring a
+    run's inputs or a step's output must not change them for the next reader (the run that
+    executed is returned with the inputs its forks copy)."""
+    source = run("typed")
+    stored = source.nodes.get(name="extend").output
+    before = json.loads(json.dumps(stored))
+    restored = restored_state(stored)
+    assert isinstance(restored["outline"], Outline)
+    assert stored == before
+    assert source.inputs == Run.objects.get(pk=source.pk).inputs

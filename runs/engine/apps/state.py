@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import copy
 import dataclasses
 import datetime
 import importlib
@@ -77,8 +78,11 @@ def _serialised(key: str, value: Any) -> Any:
 
 
 def restored_state(stored: Mapping[str, Any]) -> dict[str, Any]:
-    """Stored values back as their types (Burr's ``State.deserialize``)."""
-    return State.deserialize(dict(stored)).get_all()
+    """Stored values back as their types (Burr's ``State.deserialize``), ``stored`` left as
+    it was: Burr's deserialisers take their markers out of the dicts they are given (its
+    pydantic one pops ``__burr_serde__``), and a run's stored inputs are read again by its
+    forks and replays."""
+    return State.deserialize(copy.deepcopy(dict(stored))).get_all()
 
 
 # -- serdes Burr lacks, registered with Burr ------------------------------------------------------
