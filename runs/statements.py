@@ -14,7 +14,8 @@ does (``Field.pre_save`` then ``get_db_prep_save``): the same SQL, the same stor
 ``insert_all`` writes many rows of one model as one multi-row INSERT (the steps a cached
 replay held back, ``StepRecorder``), its primary keys read back in order as ``bulk_create``
 reads them. Neither sends model signals (Rewind connects none) nor stores blobs — the caller
-does (``Blob.objects.store``). ``update_where`` is ``filter(...).exclude(...).update(...)``
+does (``Blob.objects.store``, through ``insert_new``: rows whose key is their own, each unless
+it is there). ``update_where`` is ``filter(...).exclude(...).update(...)``
 for equalities, the values bound the same way.
 """
 
@@ -131,6 +132,29 @@ def insert_if_new(obj: models.Model, unique: tuple[str, ...]) -> models.Model:
     obj._state.adding = False
     obj._state.db = connection.alias
     return obj
+
+
+def insert_new(objs: Sequence[models.Model]) -> None:
+    """``bulk_create(objs, ignore_conflicts=True)`` for rows whose key is theirs (a blob's
+    hash): each row not there yet, in as few statements as the parameter limit allows."""
+    if not objs:
+        return
+    connection = connections[DEFAULT_DB_ALIAS]
+    model = type(objs[0])
+    fields = tuple(model._meta.concrete_fields)
+    quote = connection.ops.quote_name
+    head = "INSERT INTO {} ({}) VALUES ".format(
+        quote(model._meta.db_table), ", ".join(quote(f.column) for f in fields)
+    )
+    row = "({})".format(", ".join(["%s"] * len(fields)))
+    size = max(1, connection.ops.bulk_batch_size(fields, objs))
+    with connection.cursor() as cursor:
+        for start in range(0, len(objs), size):
+            chunk = objs[start : start + size]
+            params = [
+                f.get_db_prep_save(f.pre_save(o, True), connection) for o in chunk for f in fields
+            ]
+            cursor.execute(f"{head}{', '.join([row] * len(chunk))} ON CONFLICT DO NOTHING", params)
 
 
 def update_where(

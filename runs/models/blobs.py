@@ -11,6 +11,7 @@ from typing import Any
 from django.db import models
 
 from runs.hashing import canonical_json, sha256_text
+from runs.statements import insert_new
 
 
 class BlobQuerySet(models.QuerySet):
@@ -20,10 +21,7 @@ class BlobQuerySet(models.QuerySet):
         already there is kept. Returns the hashes it inserted (or found there): the caller
         may count them known once its transaction has committed, not before."""
         new = [sha for sha in blobs if known is None or sha not in known]
-        if new:
-            self.bulk_create(
-                [Blob(sha256=sha, body=blobs[sha]) for sha in new], ignore_conflicts=True
-            )
+        insert_new([Blob(sha256=sha, body=blobs[sha]) for sha in new])
         return new
 
 

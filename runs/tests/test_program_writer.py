@@ -270,3 +270,63 @@ def test_sync_commits_each_step_before_the_next_begins(registered):
     assert seen == [True] * (STEPS - 1)
     assert commits(queries) >= STEPS + 1
     assert Run.objects.get(pipeline="probe").nodes.count() == STEPS + 1
+
+
+def test_quick_steps_wait_for_one_another_and_go_in_one_transaction(registered, monkeypatch):
+    """The writer lingers for more pieces before it writes: a run whose steps come quicker than
+    ``LINGER_SECONDS`` is one transaction, committed by the flush at the end of ``run``."""
+    from runs.recording import rewind_hooks
+
+    monkeypatch.setattr(writer, "LINGER_SECONDS", 60.0)  # only the flush ends the batch
+    app = probe_app().with_hooks(*rewind_hooks("probe")).build()
+    with writer_commits() as queries:
+        started = time.monotonic()
+        app.run(halt_after=["finish"])
+        assert time.monotonic() - started < 30  # ended by the flush, not by the linger
+
+    run = Run.objects.get(pipeline="probe")
+    assert run.status == Run.Status.COMPLETED and run.nodes.count() == STEPS + 1
+    # The end of writer_commits' own call, the provider settings read at the first step (a
+    # call, waited for), then everything else (before the linger: one or more a step).
+    assert commits(queries) == 3, [q["sql"] for q in queries.captured_queries]
+    assert seen == [False] * (STEPS - 1)  # nothing was committed while the steps ran
+
+
+@action(reads=["n"], writes=["n"])
+def patient(state: State) -> State:
+    """Waits (10 s at most) until the step before it is committed: the writer's linger ends by
+    itself while a step takes its time, without a flush."""
+    if state["n"] > 0:
+        deadline = time.monotonic() + 10
+        previous = Node.objects.filter(run__pipeline="patient", sequence_id=state["n"] - 1)
+        while not previous.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        seen.append(previous.exists())
+    return state.update(n=state["n"] + 1)
+
+
+def patient_app() -> ApplicationBuilder:
+    return (
+        ApplicationBuilder()
+        .with_actions(patient=patient, finish=finish)
+        .with_transitions(("patient", "patient", expr("n < 4")), ("patient", "finish", default))
+        .with_state(n=0, done=False)
+        .with_entrypoint("patient")
+    )
+
+
+def test_a_step_that_takes_longer_than_the_linger_finds_the_one_before_it_committed(
+    registered, rewind_settings, monkeypatch
+):
+    from runs.recording import rewind_hooks
+
+    rewind_settings.REWIND_PIPELINES = {
+        **rewind_settings.REWIND_PIPELINES,
+        "patient": "runs.tests.test_program_writer.patient_app",
+    }
+    _load.cache_clear()
+    monkeypatch.setattr(writer, "LINGER_SECONDS", 0.05)
+    patient_app().with_hooks(*rewind_hooks("patient")).build().run(halt_after=["finish"])
+
+    assert seen == [True] * 3
+    assert Run.objects.get(pipeline="patient").nodes.count() == 5

@@ -14,7 +14,7 @@ from django.utils import timezone
 from runs.engine.analysis.bench import Statements
 from runs.engine.calls.cache import count_hits
 from runs.models import Blob, BurrState, Edge, LLMCacheEntry, Node, Run, ToolCacheEntry
-from runs.statements import _statement, insert_all, update_where
+from runs.statements import _statement, insert_all, insert_new, update_where
 
 pytestmark = pytest.mark.django_db
 
@@ -150,3 +150,13 @@ def test_count_hits_adds_each_entry_s_hits_and_stamps_them(research_run):
     assert stamped.hit_count == before[tool.pk] + 3 and stamped.last_hit_at is not None
     if untouched is not None:
         assert LLMCacheEntry.objects.get(pk=untouched.pk).hit_count == untouched.hit_count
+
+
+def test_insert_new_adds_the_rows_not_there_and_keeps_those_that_are():
+    Blob.objects.store({"a" * 64: '"old"'})
+    with Statements() as sent:
+        insert_new([Blob(sha256="a" * 64, body='"new"'), Blob(sha256="b" * 64, body='"b"')])
+    assert len(sent.data) == 1, sent.data
+    assert Blob.objects.get(pk="a" * 64).body == '"old"'  # never rewritten
+    assert Blob.objects.get(pk="b" * 64).body == '"b"'
+    insert_new([])

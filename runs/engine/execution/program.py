@@ -45,6 +45,7 @@ from runs.engine.execution.application import make_context
 from runs.engine.execution.persister import PARTITION_KEY, DjangoPersister
 from runs.engine.execution.recorder import StepRecorder, failure_message
 from runs.models import BurrState, Run
+from runs.statements import insert, update_where
 
 logger = logging.getLogger("rewind.recording")
 
@@ -272,16 +273,19 @@ class ProgramRecorder(
 
     def _create_run(self, snapshot: dict, initial: dict, started: Any) -> None:
         with transaction.atomic():
-            run = Run.objects.create(
-                pipeline=self.pipeline,
-                inputs=initial,
-                provider=snapshot,
-                mode=Run.Mode.LIVE,  # the program's calls go to its provider, as it wrote them
-                status=Run.Status.RUNNING,
-                started_at=started,
-                heartbeat_at=started,
+            run = insert(
+                Run(
+                    pipeline=self.pipeline,
+                    inputs=initial,
+                    provider=snapshot,
+                    mode=Run.Mode.LIVE,  # the program's calls go to its provider, as written
+                    status=Run.Status.RUNNING,
+                    started_at=started,
+                    heartbeat_at=started,
+                )
             )
-            Run.objects.filter(pk=run.pk).update(root=run)
+            update_where(Run, {"root": run.pk}, {"id": run.pk})
+            run.root_id = run.pk
         self.run = run
         self.recorder.ctx.run_id = run.pk
 
@@ -325,7 +329,7 @@ class ProgramRecorder(
             run.turns = [*run.turns, {"inputs": inputs}]
             after = sorted({*run.halt.get("after", []), last_action} - {""})
             run.halt = {"after": after, "before": []}
-            Run.objects.filter(pk=run.pk).update(turns=run.turns, halt=run.halt)
+            update_where(Run, {"turns": run.turns, "halt": run.halt}, {"id": run.pk})
             finish_run(
                 run,
                 Run.Status.FAILED if failed else Run.Status.COMPLETED,

@@ -5,6 +5,14 @@ row, a finished step with its cache entries, the end of a turn — to one thread
 which writes whatever is queued in one transaction per batch, on a database connection of
 its own (opened once, closed when idle and at exit), in the order the work was handed over.
 
+- **Lingering**: a batch waits up to ``LINGER_SECONDS`` from its first piece for more, and is
+  written at once when a flush or a ``call`` is queued or half of ``BOUND`` is. A call whose
+  steps come quickly is then one transaction at its end (each kind of row in one statement)
+  instead of one a step: the writer's CPU, which shares the interpreter lock with the program,
+  halved (measured on the bench's nine-step program: 28 → 13 ms a run on SQLite, 38 → 23 ms
+  on PostgreSQL), and the program's overhead with it. A step that takes longer is committed
+  ``LINGER_SECONDS`` after it was handed over, while the next one runs.
+
 - **Bounded**: at most ``BOUND`` pieces handed over and not yet committed; a hook that would
   go past it waits for the writer (a step is never dropped).
 - **Flushed** (everything handed over is committed before it returns): at the end of every
@@ -15,7 +23,8 @@ its own (opened once, closed when idle and at exit), in the order the work was h
   Ctrl-C unwinds as ``KeyboardInterrupt`` through them.
 - **Lost by ``kill -9``** (or a power cut): what was handed over and not committed — the
   steps of the execute call in progress the writer had not reached, at most ``BOUND``, and
-  that call's end (the run stays *running*). Nothing of a call that had returned.
+  that call's end (the run stays *running*): those handed over in the last ``LINGER_SECONDS``
+  or so, or every step of a call quicker than that. Nothing of a call that had returned.
 
 Each piece keeps its database work in savepoints of its own; one that fails is the failure of
 its owner (``Owner.failed``), and the rest of the batch is written. Each owner with work in
@@ -29,6 +38,7 @@ import atexit
 import logging
 import signal
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -39,6 +49,10 @@ logger = logging.getLogger("rewind.recording")
 
 BOUND = 64  # pieces handed over and not committed, at most (what kill -9 can lose)
 BATCH = 256  # pieces written in one transaction, at most
+# A batch waits this long for more pieces, from its first, unless a flush or ``call`` asks for
+# it or half of ``BOUND`` is queued: a program's quick steps go in one transaction (a statement
+# a kind of row), a step that takes longer is still committed this long after it ended.
+LINGER_SECONDS = 0.25
 IDLE_SECONDS = 10.0  # the writer's connection is closed after this long with nothing to do
 
 
@@ -137,10 +151,24 @@ class Writer:
                     if not self._queue:
                         self._running = False  # closing, and nothing left
                         return
+                    self._linger()
                     batch = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
                 self._write(batch)
         finally:
             connections.close_all()
+
+    def _linger(self) -> None:
+        """Wait (holding ``_ready``) for more pieces to join the batch: until a piece waited
+        for (a flush, a ``call``) is queued, half of ``BOUND`` is, the writer is closing, or
+        ``LINGER_SECONDS`` have passed."""
+        deadline = time.monotonic() + LINGER_SECONDS
+        while (
+            not self._closing
+            and len(self._queue) < BOUND // 2
+            and all(done is None for _, _, done in self._queue)
+            and (left := deadline - time.monotonic()) > 0
+        ):
+            self._ready.wait(left)
 
     def _write(
         self, batch: list[tuple[Owner | None, Callable[[], Any], threading.Event | None]]
