@@ -236,6 +236,9 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
     latest in the transaction that finishes the run: a fully cached replay commits three
     times (its creation, this claim, its end). A step that goes live is committed, with the
     steps held before it, before the next step begins.
+
+    The run returned is not read back: it carries the values its end wrote (its heartbeat is
+    the one its claim wrote). It is read back when a cancel won the race or the run stopped.
     """
     claimed = Run.objects.claim(run_id)
     run = Run.objects.with_parent(run_id)
