@@ -29,6 +29,7 @@ from runs.engine.forking.forks import create_fork
 from runs.engine.providers.config import KEY_VARIABLES
 from runs.engine.providers.simulator import SIMULATOR_MODEL, Simulator, SimulatorOptions
 from runs.models import Run
+from runs.tests.flush_order import delete_children_first
 
 # Django's default hasher spends ~1 s of CPU per password by design; the suite creates users in
 # most fixtures, so it hashes with MD5 instead (test passwords protect nothing).
@@ -39,6 +40,25 @@ def pytest_configure(config: pytest.Config) -> None:
     from django.conf import settings
 
     settings.PASSWORD_HASHERS = FAST_PASSWORD_HASHERS
+
+
+@pytest.fixture(autouse=True)
+def _children_deleted_first(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A transactional test on SQLite ends by deleting its rows children first, before
+    Django's flush (see ``flush_order``): set up after the test's database, torn down before."""
+    marker = request.node.get_closest_marker("django_db")
+    transactional = (marker is not None and marker.kwargs.get("transaction")) or any(
+        name in request.fixturenames for name in ("transactional_db", "live_server")
+    )
+    if not transactional:
+        yield
+        return
+    request.getfixturevalue("_django_db_helper")
+    from django.db import connection
+
+    yield
+    if connection.vendor == "sqlite":
+        delete_children_first()
 
 
 @pytest.fixture
