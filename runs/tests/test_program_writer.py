@@ -330,3 +330,46 @@ def test_a_step_that_takes_longer_than_the_linger_finds_the_one_before_it_commit
 
     assert seen == [True] * 3
     assert Run.objects.get(pipeline="patient").nodes.count() == 5
+
+
+class CountingCondition(threading.Condition):
+    def __init__(self) -> None:
+        super().__init__()
+        self.notified = 0
+
+    def notify(self, n: int = 1) -> None:
+        self.notified += 1
+        super().notify(n)
+
+
+class Piecework:
+    stopped = False
+
+    def __init__(self) -> None:
+        self.done: list[int] = []
+        self.batches = 0
+
+    def failed(self, exc: BaseException) -> None:
+        raise AssertionError(exc)
+
+    def batch_end(self) -> None:
+        self.batches += 1
+
+
+def test_the_writer_is_woken_for_a_first_piece_and_a_flush_not_for_each_piece(monkeypatch):
+    """Each wake-up is a thread switch the program's step pays for: pieces that join a
+    lingering batch leave the writer asleep until the flush that ends it."""
+    monkeypatch.setattr(writer, "LINGER_SECONDS", 60.0)
+    own = writer.Writer()
+    own._ready = CountingCondition()
+    owner = Piecework()
+    try:
+        for i in range(20):
+            own.submit(owner, lambda i=i: owner.done.append(i))
+        assert own.flush(timeout=30)
+    finally:
+        own.close(timeout=30)
+
+    assert owner.done == list(range(20))
+    assert owner.batches == 1  # one transaction
+    assert own._ready.notified <= 4  # the first piece, the flush, and close: its flush, its stop
