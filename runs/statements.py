@@ -134,6 +134,60 @@ def insert_if_new(obj: models.Model, unique: tuple[str, ...]) -> models.Model:
     return obj
 
 
+def insert_all_if_new(objs: Sequence[models.Model], unique: tuple[str, ...]) -> None:
+    """``insert_if_new`` for many rows of one model (cache entries a batch of steps got): one
+    multi-row INSERT that skips the rows already there, then one SELECT for those, so two
+    statements however many rows (more only past the database's limit on parameters). Each
+    row gets the key of the row that holds its values of ``unique``; two rows with the same
+    values are one row. ``unique``'s fields are text or integers (their values come back as
+    they were bound)."""
+    if not objs:
+        return
+    connection = connections[DEFAULT_DB_ALIAS]
+    model = type(objs[0])
+    fields = _statement(model, connection.vendor)[1]
+    quote = connection.ops.quote_name
+    meta = model._meta
+    at = [fields.index(meta.get_field(name)) for name in unique]
+    rows: dict[tuple, list[Any]] = {}  # unique values -> the row's values, first row kept
+    uniques = []
+    for obj in objs:
+        row = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+        uniques.append(tuple(row[i] for i in at))
+        rows.setdefault(uniques[-1], row)
+    pk = quote(meta.pk.column)
+    returned = ", ".join([pk, *(quote(fields[i].column) for i in at)])
+    table = quote(meta.db_table)
+    head = "INSERT INTO {} ({}) VALUES ".format(table, ", ".join(quote(f.column) for f in fields))
+    values = "({})".format(", ".join(["%s"] * len(fields)))
+    keys: dict[tuple, int] = {}
+    pending = list(rows.items())
+    size = max(1, connection.ops.bulk_batch_size(fields, pending))
+    with connection.cursor() as cursor:
+        for start in range(0, len(pending), size):
+            chunk = pending[start : start + size]
+            cursor.execute(
+                f"{head}{', '.join([values] * len(chunk))} ON CONFLICT DO NOTHING "
+                f"RETURNING {returned}",
+                [value for _, row in chunk for value in row],
+            )
+            keys.update((tuple(found), key) for key, *found in cursor.fetchall())
+        there = [values_ for values_ in rows if values_ not in keys]  # kept before: read them
+        match = "({})".format(" AND ".join(f"{quote(fields[i].column)} = %s" for i in at))
+        size = max(1, (connection.features.max_query_params or 999) // len(unique))
+        for start in range(0, len(there), size):
+            chunk = there[start : start + size]
+            cursor.execute(
+                f"SELECT {returned} FROM {table} WHERE {' OR '.join([match] * len(chunk))}",
+                [value for values_ in chunk for value in values_],
+            )
+            keys.update((tuple(found), key) for key, *found in cursor.fetchall())
+    for obj, values_ in zip(objs, uniques, strict=True):
+        obj.pk = keys[values_]
+        obj._state.adding = False
+        obj._state.db = connection.alias
+
+
 def insert_new(objs: Sequence[models.Model]) -> None:
     """``bulk_create(objs, ignore_conflicts=True)`` for rows whose key is theirs (a blob's
     hash): each row not there yet, in as few statements as the parameter limit allows."""

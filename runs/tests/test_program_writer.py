@@ -373,3 +373,43 @@ def test_the_writer_is_woken_for_a_first_piece_and_a_flush_not_for_each_piece(mo
     assert owner.done == list(range(20))
     assert owner.batches == 1  # one transaction
     assert own._ready.notified <= 4  # the first piece, the flush, and close: its flush, its stop
+
+
+def test_a_batch_of_steps_stores_its_cache_entries_in_one_insert(rewind_settings, monkeypatch):
+    """The answers of the steps in one batch go in one multi-row INSERT (and one SELECT for
+    those kept before), not one or two statements a call; each step names its own entry."""
+    import openai
+
+    from runs.engine.providers.simulator import Simulator
+    from runs.models import LLMCacheEntry
+    from runs.pipelines import nine
+    from runs.recording import rewind_hooks
+
+    monkeypatch.setattr(writer, "LINGER_SECONDS", 60.0)  # the steps go in one batch
+    with Simulator().serve() as url:
+        client = openai.OpenAI(base_url=url, api_key="sk-test-writer", max_retries=0)
+        # The second run's answers are all kept already: read back by one SELECT.
+        for expected in (["INSERT"], ["INSERT", "SELECT"]):
+            app = nine.builder(client).with_hooks(*rewind_hooks("nine")).build()
+            with writer_commits() as queries:
+                app.run(halt_after=[f"step{nine.STEPS}"])
+            writer.shared().close()
+            sent = [q["sql"] for q in queries.captured_queries]
+            entries = [sql.split()[0] for sql in sent if '"runs_llmcacheentry"' in sql]
+            assert entries == expected, sent
+
+    assert LLMCacheEntry.objects.count() == nine.STEPS
+    first, second = Run.objects.filter(pipeline="nine").order_by("pk")
+    for run in (first, second):
+        assert run.status == Run.Status.COMPLETED
+        steps = list(run.nodes.order_by("sequence_id"))
+        assert [n.name for n in steps] == [f"step{i}" for i in range(1, nine.STEPS + 1)]
+        named = [n.cache_entries for n in steps]
+        assert all(len(e) == 1 for e in named)
+        for node in steps:  # each step's entry holds that step's own question
+            entry = LLMCacheEntry.objects.get(pk=int(node.cache_entries[0].split(":")[1]))
+            assert entry.node_name == node.name
+            assert entry.key == node.calls[0]["key"]
+    assert [n.cache_entries for n in first.nodes.order_by("sequence_id")] == [
+        n.cache_entries for n in second.nodes.order_by("sequence_id")
+    ]

@@ -160,3 +160,43 @@ def test_insert_new_adds_the_rows_not_there_and_keeps_those_that_are():
     assert Blob.objects.get(pk="a" * 64).body == '"old"'  # never rewritten
     assert Blob.objects.get(pk="b" * 64).body == '"b"'
     insert_new([])
+
+
+def test_keep_all_stores_each_answer_once_in_two_statements_and_names_the_entry_that_holds_it():
+    from runs.engine.calls.cache import keep_all, put_llm, put_tool
+
+    def llm(key: str, text: str, occurrence: int = 0) -> dict:
+        return {"key": key, "occurrence": occurrence, "node_name": "ask", "provider": "simulator",
+                "request": {"q": key}, "response": {"text": text}, "usage": {"total_tokens": 3}}  # fmt: skip
+
+    known = put_llm(**llm("k1", "old answer"))
+    known_tool = put_tool(key="t1", tool="GET /x", args={"q": 1}, result={"r": 1})
+    rows = [
+        llm("k1", "old answer"),  # kept before: its entry
+        llm("k1", "a new answer"),  # the same key, another answer: an entry of its own
+        llm("k2", "first"),
+        llm("k2", "first"),  # the same answer twice in one batch: one entry
+        llm("k2", "first", occurrence=1),  # another occurrence: another entry
+    ]
+    tools = [
+        {"key": "t1", "tool": "GET /x", "args": {"q": 1}, "result": {"r": 1}},
+        {"key": "t2", "tool": "GET /y", "args": {"q": 2}, "result": {"r": 2}},
+    ]
+    before = LLMCacheEntry.objects.count()
+    with Statements() as sent:
+        kept = keep_all(rows, tools)
+    # Per kind: one INSERT, then one SELECT for the answers that were already there.
+    assert len(sent.data) == 4, sent.data
+    assert [sql.split()[0] for sql in sent.data] == ["INSERT", "SELECT", "INSERT", "SELECT"]
+    assert LLMCacheEntry.objects.count() == before + 3
+    assert kept[0].pk == known.pk and kept[5].pk == known_tool.pk
+    assert kept[2].pk == kept[3].pk != kept[4].pk
+    assert len({kept[0].pk, kept[1].pk, kept[2].pk, kept[4].pk}) == 4
+    for entry, fields in zip(kept, [*rows, *tools], strict=True):
+        stored = type(entry).objects.get(pk=entry.pk)
+        assert stored.key == fields["key"] and stored.occurrence == fields.get("occurrence", 0)
+        value = fields["response"] if "response" in fields else fields["result"]
+        assert (stored.response if "response" in fields else stored.result) == value
+    with Statements() as sent:
+        assert keep_all([], []) == []
+    assert sent.data == []

@@ -18,7 +18,7 @@ from django.utils import timezone
 from runs.engine.calls.keys import explain_llm_miss, explain_tool_miss, llm_key_parts
 from runs.hashing import content_sha256
 from runs.models import LLMCacheEntry, ToolCacheEntry
-from runs.statements import insert_if_new
+from runs.statements import insert_all_if_new, insert_if_new
 
 NEAREST_WINDOW = 25  # recent entries of a node searched for the closest one on a miss
 
@@ -41,15 +41,37 @@ def _read(
     return found.order_by("id").first()
 
 
+def _entry(model: type[Entry], value_field: str, fields: dict[str, Any]) -> Entry:
+    fields.setdefault("occurrence", 0)
+    fields[f"{value_field}_sha256"] = content_sha256(fields[value_field])
+    return model(**fields)
+
+
+def _unique(value_field: str) -> tuple[str, ...]:
+    return ("key", "occurrence", f"{value_field}_sha256")
+
+
 def _keep(model: type[Entry], value_field: str, fields: dict[str, Any]) -> Entry:
     """Store an answer unless this (key, occurrence) already has the very same one; returns
     the entry that holds it, for the step to pin."""
-    fields.setdefault("occurrence", 0)
-    fields[f"{value_field}_sha256"] = content_sha256(fields[value_field])
     # A new answer is the common case: insert it (no read first); the unique constraint on
     # (key, occurrence, answer) turns a known answer into the one entry that holds it.
-    unique = ("key", "occurrence", f"{value_field}_sha256")
-    return insert_if_new(model(**fields), unique)  # compiled once per process (runs.inserts)
+    return insert_if_new(_entry(model, value_field, fields), _unique(value_field))
+
+
+def keep_all(llm: list[dict[str, Any]], tool: list[dict[str, Any]]) -> list[Entry]:
+    """``put_llm`` for each of ``llm`` and ``put_tool`` for each of ``tool`` (many steps'
+    answers: a recorded program's batch), each kind in one INSERT and one SELECT at most;
+    the entries in that order."""
+    kept: list[Entry] = []
+    for model, value_field, rows in (
+        (LLMCacheEntry, "response", llm),
+        (ToolCacheEntry, "result", tool),
+    ):
+        entries = [_entry(model, value_field, fields) for fields in rows]
+        insert_all_if_new(entries, _unique(value_field))
+        kept.extend(entries)
+    return kept
 
 
 def get_llm(key: str, occurrence: int | None, pinned: Entry | None = None) -> LLMCacheEntry | None:

@@ -38,7 +38,7 @@ from django.utils import timezone
 
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.apps.state import UnstorableValue, stored_state
-from runs.engine.calls.capture import StepCalls
+from runs.engine.calls.capture import StepCalls, store_answers
 from runs.engine.execution import writer
 from runs.engine.execution.actions import RunContext, StepRecord
 from runs.engine.execution.application import make_context
@@ -91,6 +91,7 @@ class ProgramRecorder(
         self.pending: tuple[int, Action, dict | None, BaseException | None] | None = None
         self._outer: dict[str, BaseException | None] = {"call": None, "step": None}
         self._writing = ""  # the step the writer is writing (named if it fails)
+        self._waiting: list[tuple] = []  # steps handed over, written at the batch's end
         _recorders.add(self)
         writer.before_exit(_end_open_turns)
 
@@ -298,25 +299,32 @@ class ProgramRecorder(
         record: StepRecord,
         exception: BaseException | None,
     ) -> None:
-        self._writing = row.position
-        if answers:  # the step's cache entries first: its row names them
-            calls.store(answers)
-            record.cache_entries = [c.entry for c in made if c.entry]
-            for data, call in zip(record.calls, made, strict=False):
-                data["entry"] = call.entry
-        row.app_id = str(self.run.pk)
-        self.recorder.write_row(row, record, exception)
-        self._writing = ""
+        """A step handed over: written with the batch's others (``_write_held``), its cache
+        entries with theirs."""
+        self._waiting.append((calls, answers, made, row, record, exception))
 
     def batch_end(self) -> None:
         """The writer's batch ends: the steps its pieces held, together (``hold_all``)."""
         self._write_held()
 
     def _write_held(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        if waiting:
+            # The steps' cache entries first (their rows name them): each kind in one INSERT.
+            self._writing = "the cache entries of the steps held to be written together"
+            store_answers([(calls, answers) for calls, answers, *_ in waiting if answers])
+            for _, answers, made, row, record, exception in waiting:
+                self._writing = row.position
+                if answers:
+                    record.cache_entries = [c.entry for c in made if c.entry]
+                    for data, call in zip(record.calls, made, strict=False):
+                        data["entry"] = call.entry
+                row.app_id = str(self.run.pk)
+                self.recorder.write_row(row, record, exception)
         if self.recorder is not None and self.recorder.held:
             self._writing = "the steps held to be written together"
             self.recorder.write_held(savepoint=False)  # in the writer's savepoint
-            self._writing = ""
+        self._writing = ""
 
     def _finish_turn(
         self, inputs: dict, last_action: str, failed: bool, error: str, warnings: list[str]

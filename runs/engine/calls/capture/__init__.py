@@ -45,6 +45,7 @@ from runs.engine.calls.capture.core import (
     current,
     ensure_slot,
     http_cache_key,
+    store_answers,
 )
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "ensure_slot",
     "http_cache_key",
     "install",
+    "store_answers",
 ]
 
 

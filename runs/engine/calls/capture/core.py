@@ -25,8 +25,8 @@ import json
 import threading
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
-from contextlib import contextmanager, nullcontext
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, TypeVar
@@ -331,40 +331,39 @@ class StepCalls:
 
     def store(self, answers: list[tuple[Call, dict[str, Any], dict[str, Any]]]) -> None:
         """Store answers ``take_pending`` handed over; each call then names its entry."""
-        for call, described, stored in answers:
-            self._store(call, described, stored)
+        store_answers([(self, answers)])
 
     def _store(self, call: Call, described: dict, stored: dict[str, Any]) -> None:
         with self.fence.writing() if self.fence is not None else nullcontext():
-            self._keep(call, described, stored)
+            fields = self._entry_fields(call, described, stored)
+            entry = cache.put_llm(**fields) if call.kind == "llm" else cache.put_tool(**fields)
+        call.entry = f"{call.kind}:{entry.pk}"
 
-    def _keep(self, call: Call, described: dict, stored: dict[str, Any]) -> None:
+    def _entry_fields(self, call: Call, described: dict, stored: dict[str, Any]) -> dict:
         if call.kind == "llm":
-            entry = cache.put_llm(
-                key=call.key,
-                occurrence=call.occurrence,
-                node_name=self.action,
-                provider=call.provider,
-                model_requested=call.model_requested,
-                model_answered=call.model_answered,
-                request=described,
-                response=stored,
-                usage={
+            return {
+                "key": call.key,
+                "occurrence": call.occurrence,
+                "node_name": self.action,
+                "provider": call.provider,
+                "model_requested": call.model_requested,
+                "model_answered": call.model_answered,
+                "request": described,
+                "response": stored,
+                "usage": {
                     "prompt_tokens": call.prompt_tokens,
                     "completion_tokens": call.completion_tokens,
                     "total_tokens": call.total_tokens,
                 },
-            )
-        else:
-            entry = cache.put_tool(
-                key=call.key,
-                occurrence=call.occurrence,
-                tool=f"{call.method} {described['endpoint']}"[:100],
-                tool_version="http",
-                args=described,
-                result=stored,
-            )
-        call.entry = f"{call.kind}:{entry.pk}"
+            }
+        return {
+            "key": call.key,
+            "occurrence": call.occurrence,
+            "tool": f"{call.method} {described['endpoint']}"[:100],
+            "tool_version": "http",
+            "args": described,
+            "result": stored,
+        }
 
     def failed(self, call: Call, started: float, error: BaseException, url: str = "") -> None:
         """A call that got no answer (a transport error): recorded, never cached."""
@@ -537,6 +536,30 @@ def _json_body(content: bytes) -> Any:
         return json.loads(content)
     except (ValueError, UnicodeDecodeError):
         return None
+
+
+def store_answers(
+    steps: Sequence[tuple[StepCalls, list[tuple[Call, dict[str, Any], dict[str, Any]]]]],
+) -> None:
+    """``StepCalls.store`` for the answers of many steps (a recorded program's batch): each
+    kind of entry in one INSERT, and one SELECT for the answers already kept, whatever the
+    number of steps; each call then names its entry."""
+    calls = [
+        (call, step._entry_fields(call, described, stored))
+        for step, answers in steps
+        for call, described, stored in answers
+    ]
+    if not calls:
+        return
+    fences = {id(step.fence): step.fence for step, _ in steps if step.fence is not None}
+    llm = [(call, fields) for call, fields in calls if call.kind == "llm"]
+    tool = [(call, fields) for call, fields in calls if call.kind != "llm"]
+    with ExitStack() as held:
+        for fence in fences.values():  # a step the run gave up on stores none
+            held.enter_context(fence.writing())
+        kept = cache.keep_all([f for _, f in llm], [f for _, f in tool])
+    for (call, _), entry in zip([*llm, *tool], kept, strict=True):
+        call.entry = f"{call.kind}:{entry.pk}"
 
 
 def _stored_response(answer: Answer, secrets: frozenset[str]) -> dict[str, Any]:
