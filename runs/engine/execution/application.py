@@ -67,16 +67,20 @@ def make_context(
     source_steps: list[Node] | None = None,
     start: int = 0,
     preview: bool = False,
+    own_calls: bool = False,
 ) -> RunContext:
     """``prior`` are the steps already recorded before execution starts (inherited, or done
-    before a worker died), in order; ``source_steps`` the steps of the run forked, in order."""
+    before a worker died), in order; ``source_steps`` the steps of the run forked, in order.
+    ``own_calls``: a recorded program, whose own clients make its calls: Rewind's provider
+    settings play no part, and none is read (no query: the program's thread may be an event
+    loop's)."""
     prior = list(prior)
     source_steps = source_steps or []
     # The endpoint (base URL, key) is the one configured now; model and temperature are the
     # run's own, inherited by forks — so a fork needs no configured model.
     # Read only when the run names no model (or when a step calls out: ``ctx.provider``).
     model, configured = provider.get("model"), current_config
-    if not model:
+    if not model and not own_calls:
         config = current_config()
         # A Burr app's calls name their own model; only declared llm nodes need one here.
         model = config.model if isinstance(pipeline, BurrApp) else config.require_model()

@@ -223,17 +223,15 @@ class ProgramRecorder(
     def _start(self) -> None:
         # The program's own client made its calls: Rewind's provider settings play no part.
         snapshot = {"preset": "app", "model": "", "temperature": None, "simulator": False}
-        ctx: RunContext = self.writer.call(  # it reads the provider's settings
-            partial(
-                make_context,
-                run_id=0,  # the run's id once the writer made its row
-                pipeline=get_pipeline(self.pipeline),
-                provider=snapshot,
-                overrides={},
-                live=True,
-                prior=[],
-                pins={},
-            )
+        ctx: RunContext = make_context(
+            run_id=0,  # the run's id once the writer made its row
+            pipeline=get_pipeline(self.pipeline),
+            provider=snapshot,
+            overrides={},
+            live=True,
+            prior=[],
+            pins={},
+            own_calls=True,  # no query: this may be an event loop's thread
         )
         self.recorder = StepRecorder(ctx, DjangoPersister())
         self.recorder.hold_all = True  # written at the end of each of the writer's batches
@@ -302,6 +300,10 @@ class ProgramRecorder(
         """A step handed over: written with the batch's others (``_write_held``), its cache
         entries with theirs."""
         self._waiting.append((calls, answers, made, row, record, exception))
+
+    @property
+    def holding(self) -> bool:
+        return bool(self._waiting) or (self.recorder is not None and bool(self.recorder.held))
 
     def batch_end(self) -> None:
         """The writer's batch ends: the steps its pieces held, together (``hold_all``)."""

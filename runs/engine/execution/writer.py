@@ -61,6 +61,10 @@ class Owner(Protocol):
 
     stopped: bool
 
+    @property
+    def holding(self) -> bool:
+        """Whether ``batch_end`` has anything to write (no savepoint is opened otherwise)."""
+
     def failed(self, exc: BaseException) -> None: ...
 
     def batch_end(self) -> None:
@@ -195,7 +199,7 @@ class Writer:
                         else:
                             owner.failed(exc)
                 for owner in {id(o): o for o, _, _ in batch if o is not None}.values():
-                    if owner.stopped:
+                    if owner.stopped or not owner.holding:
                         continue
                     try:
                         with transaction.atomic():  # a savepoint: its failure is its owner's
