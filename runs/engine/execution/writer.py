@@ -27,9 +27,10 @@ its own (opened once, closed when idle and at exit), in the order the work was h
   or so, or every step of a call quicker than that. Nothing of a call that had returned.
 
 Each piece keeps its database work in savepoints of its own; one that fails is the failure of
-its owner (``Owner.failed``), and the rest of the batch is written. Each owner with work in
-a batch ends it (``Owner.batch_end``, in a savepoint too): a recorder writes the steps its
-pieces held there, every kind of row in one statement.
+its owner (``Owner.failed``), and the rest of the batch is written. Each owner that holds
+work at the batch's end (``Owner.holding``) ends it (``Owner.batch_end``, in a savepoint
+too): a recorder writes the steps its pieces handed over there, their cache entries and every
+kind of row each in one statement.
 """
 
 from __future__ import annotations
