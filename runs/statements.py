@@ -98,39 +98,12 @@ def insert_all(objs: Sequence[models.Model]) -> None:
                 obj._state.db = connection.alias
 
 
-@cache
-def _statements_if_new(
-    model: type[models.Model], unique: tuple[str, ...], vendor: str
-) -> tuple[str, str]:
-    sql, _ = _statement(model, vendor)
-    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
-    into, returning = sql.split(" RETURNING ")
-    select = "SELECT {} FROM {} WHERE {}".format(
-        quote(model._meta.pk.column),
-        quote(model._meta.db_table),
-        " AND ".join(f"{quote(model._meta.get_field(name).column)} = %s" for name in unique),
-    )
-    return f"{into} ON CONFLICT DO NOTHING RETURNING {returning}", select
-
-
 def insert_if_new(obj: models.Model, unique: tuple[str, ...]) -> models.Model:
     """INSERT ``obj`` unless a row with its values of ``unique`` (a unique constraint's
     fields) is there; either way ``obj`` gets the key of the row that holds them. The
     conflict is the database's to settle (``ON CONFLICT DO NOTHING``: SQLite ≥ 3.35 and
     PostgreSQL): no savepoint, no exception, two statements at most."""
-    connection = connections[DEFAULT_DB_ALIAS]
-    _, fields = _statement(type(obj), connection.vendor)
-    sql, select = _statements_if_new(type(obj), unique, connection.vendor)
-    values = {f.name: f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields}
-    with connection.cursor() as cursor:
-        cursor.execute(sql, list(values.values()))
-        row = cursor.fetchone()
-        if row is None:  # already there: the row that holds the same values
-            cursor.execute(select, [values[name] for name in unique])
-            row = cursor.fetchone()
-    obj.pk = row[0]
-    obj._state.adding = False
-    obj._state.db = connection.alias
+    insert_all_if_new([obj], unique)
     return obj
 
 
@@ -155,20 +128,17 @@ def insert_all_if_new(objs: Sequence[models.Model], unique: tuple[str, ...]) -> 
         row = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
         uniques.append(tuple(row[i] for i in at))
         rows.setdefault(uniques[-1], row)
-    pk = quote(meta.pk.column)
-    returned = ", ".join([pk, *(quote(fields[i].column) for i in at)])
+    returned = ", ".join([quote(meta.pk.column), *(quote(fields[i].column) for i in at)])
     table = quote(meta.db_table)
-    head = "INSERT INTO {} ({}) VALUES ".format(table, ", ".join(quote(f.column) for f in fields))
-    values = "({})".format(", ".join(["%s"] * len(fields)))
     keys: dict[tuple, int] = {}
     pending = list(rows.items())
     size = max(1, connection.ops.bulk_batch_size(fields, pending))
     with connection.cursor() as cursor:
         for start in range(0, len(pending), size):
             chunk = pending[start : start + size]
+            into = _statement(model, connection.vendor, len(chunk))[0].rpartition(" RETURNING ")[0]
             cursor.execute(
-                f"{head}{', '.join([values] * len(chunk))} ON CONFLICT DO NOTHING "
-                f"RETURNING {returned}",
+                f"{into} ON CONFLICT DO NOTHING RETURNING {returned}",
                 [value for _, row in chunk for value in row],
             )
             keys.update((tuple(found), key) for key, *found in cursor.fetchall())

@@ -334,10 +334,7 @@ class StepCalls:
         store_answers([(self, answers)])
 
     def _store(self, call: Call, described: dict, stored: dict[str, Any]) -> None:
-        with self.fence.writing() if self.fence is not None else nullcontext():
-            fields = self._entry_fields(call, described, stored)
-            entry = cache.put_llm(**fields) if call.kind == "llm" else cache.put_tool(**fields)
-        call.entry = f"{call.kind}:{entry.pk}"
+        store_answers([(self, [(call, described, stored)])])
 
     def _entry_fields(self, call: Call, described: dict, stored: dict[str, Any]) -> dict:
         if call.kind == "llm":
