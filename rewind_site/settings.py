@@ -243,20 +243,16 @@ CSRF_FAILURE_VIEW = "runs.api.csrf_failure"
 # --- Rewind -------------------------------------------------------------------------------
 
 # Pipelines by name → dotted path of a ``runs.engine.apps.specs.Pipeline``. The demo is registered
-# exactly like a user's own app; REWIND_PIPELINES adds more without editing this file.
+# exactly like a user's own app; REWIND_PIPELINES adds more without editing this file. The
+# benchmark's apps (loop, relay, nine) are registered by rewind_bench and the tests
+# (runs.bench.pipelines.register), never here: an installation lists only its own pipelines.
 REWIND_PIPELINES = {
     "research": "runs.pipelines.research.pipeline",
-    # A plain Burr counter calling a tool over HTTP each step: what rewind_bench times.
-    "loop": "runs.pipelines.loop.application",
-    # A 20-step relay with a planted step: how many forks rewind_bench's bisect makes.
-    "relay": "runs.pipelines.relay.application",
-    # Nine actions, one OpenAI call each: rewind_bench's recorded program (rewind_hooks).
-    "nine": "runs.pipelines.nine.application",
     **env_pairs("REWIND_PIPELINES"),
 }
 # Outcomes of registered pipelines without editing them (a Burr app's): a JSON object, inline or
 # in a file, {"pipeline": [{"name": …, "path": "step.leaf" | "state.key", "check": {kind: arg}}]};
-# checked by the system check rewind.E003 (runs.checks), a name here wins over the code's.
+# checked by the system check rewind.E003 (runs.system_checks), a name here wins over the code's.
 REWIND_OUTCOMES = env_json_object("REWIND_OUTCOMES")
 REWIND_DEFAULT_PIPELINE = env_str("REWIND_DEFAULT_PIPELINE", "research")
 REWIND_ARTIFACT_DIR = Path(env_str("REWIND_ARTIFACT_DIR") or BASE_DIR / "artifacts")
@@ -290,7 +286,7 @@ REWIND_MAX_STEPS = env_int("REWIND_MAX_STEPS", 1000, minimum=1, maximum=1_000_00
 # Replays are hermetic: a connection the capture did not answer is refused while a step is
 # answered from the cache. True lets every replay reach the network (as --allow-network does).
 REWIND_ALLOW_NETWORK = env_bool("REWIND_ALLOW_NETWORK", False)
-# Live-update streams (server-sent events) open at once, per user and in all (runs.slots): a
+# Live-update streams (server-sent events) open at once, per user and in all (runs.live.slots): a
 # stream over either is refused with 429 and its page polls instead. Each open stream reads the
 # run's marker ten times a second (SQLite) or holds a database connection (PostgreSQL). Four
 # per user: a browser keeps six connections to a host over HTTP/1.1 (what uvicorn speaks), and

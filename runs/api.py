@@ -38,11 +38,11 @@ from runs.engine.errors import RewindError
 from runs.engine.execution.leases import RunFinished, cancel_run
 from runs.engine.execution.new_runs import create_run
 from runs.engine.forking.forks import resolve_fork
-from runs.jsontext import MAX_JSON_DEPTH, JSONTextError, nesting_depth_exceeds, parse_json
+from runs.lib.jsontext import MAX_JSON_DEPTH, JSONTextError, nesting_depth_exceeds, parse_json
 from runs.models import Run
 from runs.tasks import enqueue_run
 
-BODY_DEPTH = MAX_JSON_DEPTH  # the body itself counting as 1 (its values: runs.jsontext)
+BODY_DEPTH = MAX_JSON_DEPTH  # the body itself counting as 1 (its values: runs.lib.jsontext)
 BODY_ENVELOPE_BYTES = 4096  # room for the rest of a body around an override value
 JSON_CONTENT_TYPES = ("application/json",)
 

@@ -10,11 +10,11 @@ SEARCH_MIGRATION = ("runs", "0019_page_indexes_and_search")
 
 def _repair_search(sender: AppConfig, using: str, **kwargs: Any) -> None:
     """SQLite drops a table's triggers when a migration rebuilds the table: put the runs
-    search's back (runs.search) once the migration that made them has been applied."""
+    search's back (runs.models.search) once the migration that made them has been applied."""
     from django.db import connections
     from django.db.migrations.recorder import MigrationRecorder
 
-    from runs import search
+    from runs.models import search
 
     connection = connections[using]
     if SEARCH_MIGRATION in MigrationRecorder(connection).applied_migrations():
@@ -27,6 +27,6 @@ class RunsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from runs import checks  # noqa: F401 — registers the system checks
+        from runs import system_checks  # noqa: F401 — registers the system checks
 
         post_migrate.connect(_repair_search, sender=self)

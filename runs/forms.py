@@ -32,11 +32,11 @@ from runs.engine.forking.overrides import (
 from runs.engine.imports.service import ImportReport, import_path, import_persister
 from runs.engine.providers.client import PRESETS, strip_credentials
 from runs.engine.providers.config import ALLOWED_SCHEMES, base_url_warnings
-from runs.hashing import canonical_json
-from runs.jsontext import JSONTextError, parse_json
+from runs.lib.hashing import canonical_json
+from runs.lib.jsontext import JSONTextError, parse_json
 from runs.models import Node, Run
 from runs.models import Outcome as OutcomeRow
-from runs.search import RUN_ID
+from runs.models.search import RUN_ID
 
 STATUS_CHOICES = [("", "any status"), *Run.Status.choices]
 ORIGIN_CHOICES = [("", "any origin"), ("imported", "imported"), ("here", "made here")]

@@ -43,7 +43,7 @@ def storable_text(text: str) -> str:
 
 def unstorable_reason(value: object) -> str | None:
     """Why ``value`` (a parsed output) cannot be stored as JSON alike on every database."""
-    from runs.hashing import canonical_json
+    from runs.lib.hashing import canonical_json
 
     text = canonical_json(value)
     if "\\u0000" in text or "\x00" in text:

@@ -1,4 +1,4 @@
-"""Live updates on PostgreSQL: the database notifies the ``rewind_live`` channel (runs/live.py,
+"""Live updates on PostgreSQL: the database notifies the ``rewind_live`` channel (runs/live/changes.py,
 ``CHANNEL``) with a run's id when one of its steps is written and when the run row changes —
 except when only its heartbeat moved, which the page does not show. An event stream
 ``LISTEN``s and wakes at once instead of polling. The notification is sent at commit, so a
@@ -6,7 +6,7 @@ listener that reads the run then sees the new row; it adds no statement to an en
 
 The trigger names no column in its definition (the function reads ``NEW`` as JSON), so later
 migrations may alter or drop columns of ``runs_run`` and ``runs_node`` freely. SQLite has no
-notifications: there the stream reads a marker (runs/live.py) and this migration does nothing.
+notifications: there the stream reads a marker (runs/live/changes.py) and this migration does nothing.
 """
 
 from django.db import migrations

@@ -1,18 +1,18 @@
 """Issue 19: indexes for the orderings every list reads a page of, and the runs search through
-an index (SQLite FTS5 with the trigram tokenizer, PostgreSQL pg_trgm): runs.search."""
+an index (SQLite FTS5 with the trigram tokenizer, PostgreSQL pg_trgm): runs.models.search."""
 
 from django.conf import settings
 from django.db import migrations, models
 
 
 def install_search(apps, schema_editor):
-    from runs import search
+    from runs.models import search
 
     search.install(schema_editor.connection)
 
 
 def uninstall_search(apps, schema_editor):
-    from runs import search
+    from runs.models import search
 
     search.uninstall(schema_editor.connection)
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from django.db import models
 
-from runs.hashing import canonical_json, sha256_text
-from runs.statements import insert_new
+from runs.lib.hashing import canonical_json, sha256_text
+from runs.models.sql import insert_new
 
 
 class BlobQuerySet(models.QuerySet):

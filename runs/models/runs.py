@@ -10,9 +10,9 @@ from django.conf import settings
 from django.db import connections, models
 from django.utils import timezone
 
-from runs.hashing import canonical_json
-from runs.run_indexes import RUN_INDEXES
-from runs.statements import update_where
+from runs.lib.hashing import canonical_json
+from runs.models.indexes import RUN_INDEXES
+from runs.models.sql import update_where
 
 
 def same_override(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) -> bool:

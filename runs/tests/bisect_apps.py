@@ -7,7 +7,7 @@ from __future__ import annotations
 from burr.core import ApplicationBuilder, State
 from burr.core.action import action
 
-from runs.pipelines import relay
+from runs.bench.pipelines import relay
 
 
 def relay12():

@@ -40,6 +40,10 @@ def pytest_configure(config: pytest.Config) -> None:
     from django.conf import settings
 
     settings.PASSWORD_HASHERS = FAST_PASSWORD_HASHERS
+    # The benchmark's apps (loop, relay, nine) are test apps too; production settings omit them.
+    from runs.bench.pipelines import register
+
+    register()
 
 
 @pytest.fixture(autouse=True)

@@ -25,7 +25,11 @@ def children_first() -> list[type[models.Model]]:
             return
         seen.add(model)
         for field in model._meta.get_fields(include_hidden=True):
-            if field.auto_created and not field.concrete and (field.one_to_many or field.one_to_one):
+            if (
+                field.auto_created
+                and not field.concrete
+                and (field.one_to_many or field.one_to_one)
+            ):
                 visit(field.related_model)
         ordered.append(model)
 

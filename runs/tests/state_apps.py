@@ -85,7 +85,9 @@ def extend(state: State) -> State:
     assert isinstance(outline, Outline), type(outline)
     more = Section(title=f"after {len(outline.sections)}", due=datetime.date(2026, 12, 2))
     extended = outline.model_copy(update={"sections": [*outline.sections, more]})
-    return state.update(outline=extended, stamp=Stamp(datetime.datetime(2026, 12, 1, 9), b"\x00\xff"))
+    return state.update(
+        outline=extended, stamp=Stamp(datetime.datetime(2026, 12, 1, 9), b"\x00\xff")
+    )
 
 
 @action(reads=["outline", "stamp"], writes=["summary"])
@@ -98,7 +100,9 @@ def summarise(state: State) -> State:
 
 
 def typed():
-    first = Outline(topic="outreach", sections=[Section(title="intro", due=datetime.date(2026, 12, 1))])
+    first = Outline(
+        topic="outreach", sections=[Section(title="intro", due=datetime.date(2026, 12, 1))]
+    )
     return (
         ApplicationBuilder()
         .with_actions(extend=extend, summarise=summarise)

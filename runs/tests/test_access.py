@@ -18,7 +18,7 @@ from django.test import Client
 from django.urls import URLPattern, resolve
 
 from runs import urls as runs_urls
-from runs.hashing import sha256_bytes
+from runs.lib.hashing import sha256_bytes
 from runs.models import ProviderSettings, Run
 
 pytestmark = pytest.mark.django_db

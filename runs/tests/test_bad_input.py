@@ -207,7 +207,14 @@ CASES = [
     ),
     cli(
         "cli-set-output-nested-1000-deep",
-        *("rewind_fork", "{run}", "--node", "analyse", "--set", "output=" + "[" * 1000 + "]" * 1000),
+        *(
+            "rewind_fork",
+            "{run}",
+            "--node",
+            "analyse",
+            "--set",
+            "output=" + "[" * 1000 + "]" * 1000,
+        ),
         says="nested deeper than 31 levels",
     ),
     api(

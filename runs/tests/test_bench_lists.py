@@ -9,10 +9,10 @@ import re
 import pytest
 from django.core.management import call_command
 
-from runs.bench_lists import LINEAGE, SEARCHED, list_figures, seed_runs
-from runs.lineage import lineage_counts
+from runs.bench.lists import LINEAGE, SEARCHED, list_figures, seed_runs
 from runs.models import Node, Run
-from runs.search import search_runs
+from runs.models.lineage import lineage_counts
+from runs.models.search import search_runs
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +66,7 @@ def test_the_command_prints_the_list_figures_alone_with_their_verdicts():
 def test_what_a_killed_bench_left_is_removed_and_nothing_else():
     from django.contrib.auth import get_user_model
 
-    from runs.bench_lists import USER_PREFIX, remove_seeded
+    from runs.bench.lists import USER_PREFIX, remove_seeded
 
     kept = Run.objects.create(pipeline="research", provider={"model": "rewind-sim-1"})
     seed_runs(60, lineage=30)  # marked as the bench's, with steps

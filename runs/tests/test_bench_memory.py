@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from runs.bench_memory import worker_memory_figure
+from runs.bench.memory import worker_memory_figure
 from runs.models import BurrState, Node, Run
 
 pytestmark = pytest.mark.django_db(transaction=True)  # the child processes read committed rows

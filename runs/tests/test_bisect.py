@@ -208,7 +208,7 @@ def test_an_unknown_outcome_is_refused_naming_the_ones_there_are(apps):
 
 
 def test_the_bench_figure_counts_at_most_6_forks_over_20_steps_wherever_the_step_is(db):
-    from runs.engine.analysis.bench import bisect_figure
+    from runs.bench.bisect import bisect_figure
 
     row = bisect_figure()
 

@@ -61,7 +61,6 @@ CODE_REQUEST = "Write code to sort a list in Python"  # … and this one to gene
 LLM_STEPS = {"decide_mode", "answer_question", "generate_code"}
 
 
-
 # --- fixtures ------------------------------------------------------------------------------
 
 

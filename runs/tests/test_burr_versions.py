@@ -29,7 +29,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from runs import checks
+from runs import system_checks
 from runs.engine.apps import registry
 from runs.engine.errors import PipelineError
 from runs.models import Run
@@ -152,7 +152,7 @@ def installed(versions: dict[str, str]):
 
 
 def test_the_check_passes_on_this_environment():
-    assert checks.burr_release() == []
+    assert system_checks.burr_release() == []
 
 
 @pytest.mark.parametrize(
@@ -167,9 +167,9 @@ def test_the_check_passes_on_this_environment():
     ],
 )
 def test_the_check_refuses_the_old_burr_package_beside_apache_burr(monkeypatch, versions, ids):
-    monkeypatch.setattr(checks.importlib.metadata, "version", installed(versions))
+    monkeypatch.setattr(system_checks.importlib.metadata, "version", installed(versions))
 
-    errors = checks.burr_release()
+    errors = system_checks.burr_release()
 
     assert [e.id for e in errors] == ids
     if "rewind.E001" in ids:
@@ -181,7 +181,9 @@ def test_the_check_refuses_the_old_burr_package_beside_apache_burr(monkeypatch, 
 @pytest.mark.django_db  # check runs the model checks too; a JSONField's asks the database
 def test_manage_py_check_reports_it(monkeypatch):
     monkeypatch.setattr(
-        checks.importlib.metadata, "version", installed({"apache-burr": "0.43.0", "burr": "0.40.2"})
+        system_checks.importlib.metadata,
+        "version",
+        installed({"apache-burr": "0.43.0", "burr": "0.40.2"}),
     )
 
     with pytest.raises(SystemCheckError, match="rewind.E001"):

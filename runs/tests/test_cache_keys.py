@@ -21,7 +21,7 @@ from runs.engine.calls.keys import (
     llm_key_parts,
     tool_cache_key,
 )
-from runs.hashing import canonical_json, length_prefixed
+from runs.lib.hashing import canonical_json, length_prefixed
 
 HEX64 = "0123456789abcdef"
 

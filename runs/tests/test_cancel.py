@@ -29,7 +29,7 @@ from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run, finish_run
 from runs.engine.forking.forks import create_fork
 from runs.engine.forking.replays import replay_verdict
-from runs.live import Cursor
+from runs.live.changes import Cursor
 from runs.models import BurrState, Node, Run
 from runs.tasks import execute_run_task
 from runs.tests import slow_apps

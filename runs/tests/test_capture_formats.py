@@ -34,7 +34,9 @@ def _root() -> str:
 
 
 def _anthropic(stream: bool) -> tuple[str, str]:
-    client = anthropic.Anthropic(base_url=_root(), api_key="sk-ant-test-0000000000000000", max_retries=0)
+    client = anthropic.Anthropic(
+        base_url=_root(), api_key="sk-ant-test-0000000000000000", max_retries=0
+    )
     kwargs: dict[str, Any] = {
         "model": "claude-sim",
         "max_tokens": 200,
@@ -53,10 +55,17 @@ def _gemini(stream: bool) -> tuple[str, str]:
     body = {"contents": [{"role": "user", "parts": [{"text": QUESTION}]}],
             "generationConfig": {"temperature": 0}}  # fmt: skip
     url = f"{_root()}/v1beta/models/gemini-sim:{method}"
-    reply = httpx.post(url, params={"alt": "sse"} if stream else {"key": "AIzaSyTEST0000000000000000000000000000"}, json=body, timeout=5)
+    reply = httpx.post(
+        url,
+        params={"alt": "sse"} if stream else {"key": "AIzaSyTEST0000000000000000000000000000"},
+        json=body,
+        timeout=5,
+    )
     reply.raise_for_status()
     if not stream:
-        return reply.json()["candidates"][0]["content"]["parts"][0]["text"], f"models/gemini-sim:{method}"
+        return reply.json()["candidates"][0]["content"]["parts"][0][
+            "text"
+        ], f"models/gemini-sim:{method}"
     import json
 
     text = "".join(
@@ -113,7 +122,9 @@ def served(rewind_settings, monkeypatch, db) -> Iterator[ExitStack]:
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
-def test_each_wire_format_is_an_llm_call_with_its_tokens_and_replays_without_the_server(served, name):
+def test_each_wire_format_is_an_llm_call_with_its_tokens_and_replays_without_the_server(
+    served, name
+):
     family, stream = VARIANTS[name]
     source = execute_run(create_run(name, {}).pk)
     assert source.status == Run.Status.COMPLETED, source.error
@@ -122,7 +133,11 @@ def test_each_wire_format_is_an_llm_call_with_its_tokens_and_replays_without_the
     (call,) = step.calls
     assert call["format"] == family and call["endpoint"] == step.output["endpoint"]
     assert call["prompt_tokens"] > 0 and call["completion_tokens"] > 0
-    assert call["total_tokens"] == call["prompt_tokens"] + call["completion_tokens"] == step.total_tokens
+    assert (
+        call["total_tokens"]
+        == call["prompt_tokens"] + call["completion_tokens"]
+        == step.total_tokens
+    )
     assert call["model_answered"], call
     assert step.output["answer"]
 
@@ -136,8 +151,20 @@ def test_each_wire_format_is_an_llm_call_with_its_tokens_and_replays_without_the
 @pytest.mark.parametrize(
     "family,endpoint,body,content_type,problem",
     [
-        ("anthropic", "messages", b'{"type": "message", "usage": {}}', "application/json", "no content"),
-        ("gemini", "models/g:generateContent", b'{"candidates": []}', "application/json", "no candidates"),
+        (
+            "anthropic",
+            "messages",
+            b'{"type": "message", "usage": {}}',
+            "application/json",
+            "no content",
+        ),
+        (
+            "gemini",
+            "models/g:generateContent",
+            b'{"candidates": []}',
+            "application/json",
+            "no candidates",
+        ),
         ("ollama", "api/chat", b'{"model": "m", "done": true}', "application/json", "no message"),
         ("openai", "chat/completions", b"data: [DONE]\n\n", "text/event-stream", "no event"),
     ],

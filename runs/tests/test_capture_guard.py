@@ -65,9 +65,13 @@ def notify(state: State) -> State:
 
 
 def notify_application():
-    return ApplicationBuilder().with_actions(notify=notify).with_state(n=1).with_entrypoint(
-        "notify"
-    ).build()
+    return (
+        ApplicationBuilder()
+        .with_actions(notify=notify)
+        .with_state(n=1)
+        .with_entrypoint("notify")
+        .build()
+    )
 
 
 @action(reads=[], writes=["answer"])

@@ -89,7 +89,9 @@ def _readable(response: Any) -> bytes:
     return response.content
 
 
-def test_credentials_in_headers_query_and_body_never_reach_the_database(served, client, django_user_model):
+def test_credentials_in_headers_query_and_body_never_reach_the_database(
+    served, client, django_user_model
+):
     served.start()
     source = run("httpx_sync_plain")
     served.stop()
@@ -118,12 +120,15 @@ def test_credentials_in_headers_query_and_body_never_reach_the_database(served, 
     assert "GET /v1/models" in inspector and "[redacted]" in inspector  # the request, redacted
 
 
-def test_a_credential_body_field_and_path_key_are_redacted_and_left_out_of_the_key(rewind_settings, db):
+def test_a_credential_body_field_and_path_key_are_redacted_and_left_out_of_the_key(
+    rewind_settings, db
+):
     from runs.engine.calls.capture.core import Outgoing, StepCalls
 
     calls = StepCalls(sequence_id=0, action="search")
     one = Outgoing(
-        "POST", "https://api.example.test/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/send?token=abcdefgh12345678xyz",
+        "POST",
+        "https://api.example.test/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/send?token=abcdefgh12345678xyz",
         [("content-type", "application/json")],
         json.dumps({"query": "cats", "api_key": "tvly-SECRET0123456789abcdef"}).encode(),
         "requests",

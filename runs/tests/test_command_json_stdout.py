@@ -60,7 +60,9 @@ def test_a_run_id_that_only_looks_like_a_number_is_one_line(db, run_id):
         call_command("rewind_diff", run_id, "1")
 
 
-@pytest.mark.parametrize("step", ["²", "critique#①", "critique#²", "4" * 4301, "analyse#" + "9" * 4301])
+@pytest.mark.parametrize(
+    "step", ["²", "critique#①", "critique#²", "4" * 4301, "analyse#" + "9" * 4301]
+)
 def test_a_step_that_only_looks_like_a_number_is_a_clear_error(research_run, step):
     from runs.engine.errors import ForkError
     from runs.engine.forking.forks import find_node

@@ -91,7 +91,9 @@ def test_json_nodes_carry_the_contract_fields(rewind_settings):
             # Only the arguments whose domain the node declares can be set (issue 7): publish's
             # arguments are upstream outputs, changed by forking the step that wrote them.
             args = set(item["fields"]) - {"output"}
-            declared = {f"args.{name}" for name in get_pipeline("research").node(item["name"]).domains}
+            declared = {
+                f"args.{name}" for name in get_pipeline("research").node(item["name"]).domains
+            }
             assert args == declared, item["name"]
             assert bool(args) == (item["name"] != "publish"), item["name"]
 

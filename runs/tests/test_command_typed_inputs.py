@@ -30,7 +30,9 @@ def counter(rewind_settings, monkeypatch, tmp_path, db):
 
 def test_burrs_class_based_counter_counts_with_an_int_from_the_command_line(counter):
     out = io.StringIO()
-    call_command("rewind_run", "--pipeline", "counter", "--input", "increment_by=1", "--json", stdout=out)
+    call_command(
+        "rewind_run", "--pipeline", "counter", "--input", "increment_by=1", "--json", stdout=out
+    )
     run = json.loads(out.getvalue())
     assert run["status"] == "completed", run["error"]
     counted = [n for n in run["nodes"] if n["name"] == "counter"]

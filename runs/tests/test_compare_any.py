@@ -12,10 +12,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from runs import picker
-from runs.diffview import side_by_side, word_diff
-from runs.hashing import content_sha256
+from runs.lib.hashing import content_sha256
 from runs.models import Run
+from runs.pages import picker
+from runs.pages.compare import side_by_side, word_diff
 
 pytestmark = pytest.mark.django_db
 
@@ -415,7 +415,7 @@ def test_artifacts_are_escaped_in_the_side_by_side(signed_in, run_row, settings,
     for run, body in ((a, "<script>alert(1)</script>\nsame\n"), (b, "<img src=x>\nsame\n")):
         path = Path(tmp_path) / f"{run.pk}.md"
         path.write_text(body)
-        from runs.hashing import sha256_bytes
+        from runs.lib.hashing import sha256_bytes
 
         Run.objects.filter(pk=run.pk).update(
             artifact_path=str(path), artifact_sha256=sha256_bytes(path.read_bytes())

@@ -16,7 +16,7 @@ from runs.engine.analysis.diff import (
     unified_artifact_diff,
 )
 from runs.engine.analysis.leaves import flatten
-from runs.hashing import content_sha256, sha256_bytes, trajectory_sha256
+from runs.lib.hashing import content_sha256, sha256_bytes, trajectory_sha256
 from runs.models import Node, Run
 
 # --------------------------------------------------------------------------- factories

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from runs.engine.analysis import diff
 from runs.engine.analysis.diff import diff_runs, diff_values
-from runs.hashing import content_sha256
+from runs.lib.hashing import content_sha256
 from runs.models import Node, Run
 
 # --------------------------------------------------------------------------- the reference

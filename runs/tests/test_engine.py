@@ -25,7 +25,7 @@ from runs.engine.execution.persister import PARTITION_KEY
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.forks import create_fork
 from runs.engine.providers.simulator import Simulator
-from runs.hashing import content_sha256, trajectory_sha256
+from runs.lib.hashing import content_sha256, trajectory_sha256
 from runs.models import BurrState, Edge, LLMCacheEntry, Node, Run, ToolCacheEntry
 from runs.pipelines.research import ORDER
 from runs.tests.conftest import closed_port_url

@@ -10,9 +10,8 @@ import re
 
 import pytest
 
-from runs import gridview
-from runs.gridview import PALETTE, hash_colour, letter_outputs
 from runs.models import Grid, GridRow, Node, Run
+from runs.pages.grids import PALETTE, hash_colour, letter_outputs
 from runs.pipelines.research import ORDER
 
 pytestmark = pytest.mark.django_db
@@ -180,7 +179,11 @@ def test_the_matrix_has_the_parent_and_a_row_per_value_and_a_column_per_step(
     text = signed_in.get(grid_url(grid)).content.decode()
 
     head = text[text.index('<table class="matrix">') : text.index("</thead>")]
-    assert re.findall(r'<th scope="col">(\w+)</th>', head) == ["value", "outcomes", *ORDER]  # outcomes: the demo declares best_group
+    assert re.findall(r'<th scope="col">(\w+)</th>', head) == [
+        "value",
+        "outcomes",
+        *ORDER,
+    ]  # outcomes: the demo declares best_group
     parent, same, east = rows_of(text)
     assert ">parent <code>all</code></a>" in parent  # the value the parent had
     assert "<code>all</code>" in same and "<code>east</code>" in east
@@ -269,7 +272,7 @@ def test_each_row_shows_its_outcomes_and_the_column_hides_without_any(
     assert '<th scope="col">outcomes</th>' in text
     for row, value in zip(rows_of(text), best, strict=True):
         assert f"best_group: <code>{value}</code>" in row
-    monkeypatch.setattr(gridview, "evaluate_runs", lambda runs: {})  # a pipeline with none
+    monkeypatch.setattr("runs.pages.grids.evaluate_runs", lambda runs: {})  # a pipeline with none
     text = signed_in.get(grid_url(grid)).content.decode()
     assert '<th scope="col">outcomes</th>' not in text
 

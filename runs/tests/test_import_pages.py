@@ -330,7 +330,7 @@ def test_the_fork_editor_says_what_to_register_and_a_post_is_a_400(
 
 def test_registered_under_its_name_the_hint_goes_away(signed_in, unregistered_import, settings):
     settings.REWIND_PIPELINES = {
-        **settings.REWIND_PIPELINES, "demo_counter": "runs.pipelines.loop.application",
+        **settings.REWIND_PIPELINES, "demo_counter": "runs.bench.pipelines.loop.application",
     }  # fmt: skip
     page = signed_in.get(f"/runs/{unregistered_import.pk}/").content.decode()
     assert "To fork this run" not in page and "does not know the app" not in page

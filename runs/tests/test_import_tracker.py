@@ -20,7 +20,7 @@ from django.core.management import CommandError, call_command
 from runs.engine.errors import InputError
 from runs.engine.imports.service import import_path
 from runs.engine.imports.writing import NO_CALLS
-from runs.hashing import FRAMEWORK_PREFIX
+from runs.lib.hashing import FRAMEWORK_PREFIX
 from runs.models import BurrState, Edge, Node, Run
 
 DEMO = Path(burr.__file__).parent / "tracking" / "server" / "demo_data"

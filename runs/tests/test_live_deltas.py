@@ -25,11 +25,11 @@ from django.db import connection, connections
 from django.test import AsyncClient
 from django.utils import timezone
 
-from runs import live
-from runs.live import Cursor
+from runs.live import changes
+from runs.live.changes import Cursor
 from runs.models import Node, Run
+from runs.pages.runs import nice_ceiling
 from runs.pipelines.research import ORDER
-from runs.presenters import nice_ceiling
 from runs.tests.test_run_events_view import blocks
 
 pytestmark = pytest.mark.django_db
@@ -294,26 +294,26 @@ def test_the_marker_is_one_query(run_row, django_assert_num_queries):
     run = running(run_row, 3)
 
     with django_assert_num_queries(1):
-        assert live.marker(run.pk) == Cursor(2, "running")
-    assert live.marker(run.pk + 1000) is None
+        assert changes.marker(run.pk) == Cursor(2, "running")
+    assert changes.marker(run.pk + 1000) is None
 
 
 def test_the_marker_does_not_change_when_nothing_changed(run_row):
     run = running(run_row, 3)
-    before = live.marker(run.pk)
+    before = changes.marker(run.pk)
 
     Run.objects.beat(run.pk)  # the heartbeat thread: the page shows no heartbeat
 
-    assert live.marker(run.pk) == before == Cursor(2, "running")
+    assert changes.marker(run.pk) == before == Cursor(2, "running")
 
 
 def test_the_marker_moves_with_a_step_and_with_the_status(run_row):
     run = running(run_row, 3)
-    first = live.marker(run.pk)
+    first = changes.marker(run.pk)
     steps(run, 1, start=3)
-    second = live.marker(run.pk)
+    second = changes.marker(run.pk)
     Run.objects.finish(run.pk, Run.Status.COMPLETED)
-    third = live.marker(run.pk)
+    third = changes.marker(run.pk)
 
     assert [first, second, third] == [
         Cursor(2, "running"),
@@ -326,7 +326,7 @@ def test_the_marker_moves_with_a_step_and_with_the_status(run_row):
 def test_the_marker_of_a_run_with_no_step_is_minus_one(run_row):
     run = run_row(status=Run.Status.QUEUED)
 
-    assert live.marker(run.pk) == Cursor(-1, "queued")
+    assert changes.marker(run.pk) == Cursor(-1, "queued")
 
 
 @pytest.mark.parametrize(
@@ -393,7 +393,7 @@ def test_a_stream_of_a_page_that_is_up_to_date_sends_nothing_until_a_change(
     from runs.views import runs as views
 
     run = running(run_row, 3)
-    monkeypatch.setattr(live, "POLL_SECONDS", 0.01)
+    monkeypatch.setattr(changes, "POLL_SECONDS", 0.01)
     monkeypatch.setattr(views, "SSE_MAX_SECONDS", 0.2)
 
     stream = stream_of(f"/runs/{run.pk}/events/?after=2&status=running", dev_user)
@@ -408,10 +408,10 @@ def test_a_stream_of_a_page_that_is_up_to_date_sends_nothing_until_a_change(
 def _listener():
     import psycopg
 
-    params = live.listen_params()
+    params = changes.listen_params()
     assert params is not None
     listener = psycopg.connect(**params, autocommit=True)
-    listener.execute(f"LISTEN {live.CHANNEL}")
+    listener.execute(f"LISTEN {changes.CHANNEL}")
     return listener
 
 
@@ -469,7 +469,7 @@ def test_the_migration_does_nothing_on_sqlite():
 @pytest.mark.django_db(transaction=True)
 def test_a_stream_on_postgresql_is_woken_by_a_notification(run_row, monkeypatch):
     run = running(run_row, 0)
-    monkeypatch.setattr(live, "NOTIFY_SAFETY_SECONDS", 3600)
+    monkeypatch.setattr(changes, "NOTIFY_SAFETY_SECONDS", 3600)
 
     def commit_a_step() -> None:
         try:
@@ -478,8 +478,8 @@ def test_a_stream_on_postgresql_is_woken_by_a_notification(run_row, monkeypatch)
             connections.close_all()  # this thread's connection: the test database is dropped
 
     async def go() -> str:
-        async with live.waiter(run.pk) as waiting:
-            assert isinstance(waiting, live.Listener)
+        async with changes.waiter(run.pk) as waiting:
+            assert isinstance(waiting, changes.Listener)
             wait = asyncio.create_task(waiting.wait(3600))
             await asyncio.sleep(0)
             assert not wait.done()
@@ -495,10 +495,10 @@ def test_a_stream_on_postgresql_is_woken_by_a_notification(run_row, monkeypatch)
 @POSTGRESQL
 @pytest.mark.django_db(transaction=True)
 def test_without_the_triggers_a_stream_on_postgresql_polls_the_marker(run_row, monkeypatch):
-    monkeypatch.setattr(live, "TRIGGERS", "SELECT 0")  # as if migration 0007 were not applied
+    monkeypatch.setattr(changes, "TRIGGERS", "SELECT 0")  # as if migration 0007 were not applied
 
     async def go() -> type:
-        async with live.waiter(1) as waiting:
+        async with changes.waiter(1) as waiting:
             return type(waiting)
 
-    assert async_to_sync(go)() is live.Poller
+    assert async_to_sync(go)() is changes.Poller

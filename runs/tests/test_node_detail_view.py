@@ -8,7 +8,7 @@ import pytest
 from django.utils.html import escape
 
 from runs.models import Node, Run
-from runs.presenters import CACHE_SOURCE_HELP, pretty_json
+from runs.pages.runs import CACHE_SOURCE_HELP, pretty_json
 
 pytestmark = pytest.mark.django_db
 
@@ -259,7 +259,7 @@ def test_it_shows_the_state_after_the_step_and_what_changed_since_the_step_befor
 
     assert "State after this step" in first and "The first step" in first
     assert f"since step {plan.sequence_id} (plan)" in second
-    assert "<code>research</code> <span class=\"muted\">added</span>" in second
+    assert '<code>research</code> <span class="muted">added</span>' in second
     assert "<code>plan" not in second.split("Whole state")[0].split("State after this step")[1]
     assert "__SEQUENCE_ID" not in second
     assert escape('"plan":') in second.split("Whole state")[1]  # the whole state holds plan
@@ -273,11 +273,11 @@ def test_an_inherited_step_shows_its_executors_state(signed_in, research_run, ru
     page = inspect(signed_in, fork, research.sequence_id)
 
     assert "No state was recorded" not in page
-    assert "<code>research</code> <span class=\"muted\">added</span>" in page
+    assert '<code>research</code> <span class="muted">added</span>' in page
 
 
 def test_the_state_delta_is_key_by_key_with_the_leaves_that_changed_inside_a_key():
-    from runs.stateview import _changes
+    from runs.pages.nodes import _changes
 
     before = {"count": 1, "chat": [{"role": "user", "content": "hi"}], "gone": 3}
     after = {"count": 2, "chat": [{"role": "user", "content": "hi"}, {"role": "ai"}], "new": {}}

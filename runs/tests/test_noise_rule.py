@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from runs.engine.analysis import noise_eval
-from runs.engine.analysis.bench import noise_figures
+from runs.bench import noise as noise_cases
+from runs.bench.noise import noise_figures
 from runs.engine.analysis.noise import (
     BEYOND,
     NO_SAMPLES,
@@ -23,7 +23,7 @@ from runs.engine.analysis.noise import (
     text_distance,
 )
 from runs.engine.apps.registry import get_pipeline
-from runs.hashing import canonical_json
+from runs.lib.hashing import canonical_json
 
 # --- numbers --------------------------------------------------------------------------------
 
@@ -123,7 +123,7 @@ def test_one_sample_is_no_samples():
 
 def simulated(change: tuple[str, Any] | None, seed: int) -> dict[str, Any]:
     """The demo pipeline's outputs from the simulator, draws seeded by ``seed``."""
-    sim = noise_eval._Simulation(get_pipeline("research"), Path(settings.REWIND_DATA_DIR))
+    sim = noise_cases._Simulation(get_pipeline("research"), Path(settings.REWIND_DATA_DIR))
     full = None if change is None else ("analyse", *change)
     return sim.run(random.Random(seed), change=full)
 
@@ -169,18 +169,18 @@ def old_rule(fork_value: Any, observed: list[Any]) -> str:
 
 
 def test_the_rates_are_measured_and_reproducible():
-    rates = noise_eval.measure(cases=9)
+    rates = noise_cases.measure(cases=9)
 
     assert rates.unchanged_leaves > 100 and rates.caused_leaves > 100
-    assert rates == noise_eval.measure(cases=9)  # seeded: the same cases every time
-    assert rates != noise_eval.measure(cases=9, seed=1)  # other seeds, other draws
+    assert rates == noise_cases.measure(cases=9)  # seeded: the same cases every time
+    assert rates != noise_cases.measure(cases=9, seed=1)  # other seeds, other draws
 
 
 def test_a_bad_rule_measures_worse():
-    ours = noise_eval.measure(cases=9)
-    everything_within = noise_eval.measure(lambda value, observed: WITHIN, cases=9)
-    everything_beyond = noise_eval.measure(lambda value, observed: BEYOND, cases=9)
-    old = noise_eval.measure(old_rule, cases=9)
+    ours = noise_cases.measure(cases=9)
+    everything_within = noise_cases.measure(lambda value, observed: WITHIN, cases=9)
+    everything_beyond = noise_cases.measure(lambda value, observed: BEYOND, cases=9)
+    old = noise_cases.measure(old_rule, cases=9)
 
     assert (everything_within.false_alarm_rate, everything_within.miss_rate) == (0, 1)
     assert (everything_beyond.false_alarm_rate, everything_beyond.miss_rate) == (1, 0)
@@ -193,7 +193,7 @@ def test_the_bench_reports_both_rates_with_goals():
 
     assert false_alarms["figure"].startswith("noise rule: false alarms")
     assert misses["figure"].startswith("noise rule: misses")
-    rates = noise_eval.measure()
+    rates = noise_cases.measure()
     assert false_alarms["value"] == round(rates.false_alarm_rate, 6)
     assert misses["value"] == round(rates.miss_rate, 6)
     assert false_alarms["goal"] == "≤ 0.05" and misses["goal"] == "≤ 0.25"

@@ -14,7 +14,6 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from rewind_site.env import env_json_object
-from runs.checks import outcome_settings
 from runs.engine.analysis.leaves import MISSING, flatten, leaf_at, parse_path
 from runs.engine.analysis.outcomes import (
     Check,
@@ -37,6 +36,7 @@ from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
 from runs.models import Outcome as OutcomeRow
 from runs.models import Run
+from runs.system_checks import outcome_settings
 
 APPS = {
     "jitter": "runs.tests.burr_apps.jitter_application",

@@ -3,7 +3,7 @@
 The runs list shows a fork's first changed words — the override word-diffed against the value
 the source step had (what the fork editor pre-filled) — instead of the first characters of a
 prompt, which are the part that did not change; the compare page shows the override itself
-word-diffed against the old value. Both use ``runs.diffview``'s one word diff, and the list
+word-diffed against the old value. Both use ``runs.pages.compare``'s one word diff, and the list
 reads the source value in its own SELECT: no query is added.
 """
 
@@ -15,11 +15,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from runs.diffview import first_change, word_diff
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.forking.forks import create_fork
 from runs.engine.forking.overrides import current_fields
 from runs.models import Run
+from runs.pages.compare import first_change, word_diff
 
 pytestmark = pytest.mark.django_db
 

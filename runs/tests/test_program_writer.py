@@ -384,9 +384,9 @@ def test_a_batch_of_steps_stores_its_cache_entries_in_one_insert(rewind_settings
     those kept before), not one or two statements a call; each step names its own entry."""
     import openai
 
+    from runs.bench.pipelines import nine
     from runs.engine.providers.simulator import Simulator
     from runs.models import LLMCacheEntry
-    from runs.pipelines import nine
     from runs.recording import rewind_hooks
 
     monkeypatch.setattr(writer, "LINGER_SECONDS", 60.0)  # the steps go in one batch

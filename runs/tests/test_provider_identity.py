@@ -200,7 +200,7 @@ def test_migration_0012_rekeys_recorded_runs_so_they_still_replay_at_zero_tokens
     from django.apps import apps
 
     from runs.engine.calls.keys import LLM_KEY_COMPONENTS, llm_key_parts
-    from runs.hashing import length_prefixed, sha256_text
+    from runs.lib.hashing import length_prefixed, sha256_text
 
     def v1_key(request):
         parts = llm_key_parts(request)

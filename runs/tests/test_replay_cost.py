@@ -21,7 +21,7 @@ from burr.core.action import action
 from django.core.management import call_command
 from django.db import connection
 
-from runs.engine.analysis.bench import Statements
+from runs.bench.replays import Statements
 from runs.engine.apps import registry
 from runs.engine.execution import actions, runner
 from runs.engine.execution.fence import Fence

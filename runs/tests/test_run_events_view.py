@@ -12,7 +12,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.test import AsyncClient, override_settings
 
-from runs import live
+from runs.live import changes
 from runs.models import Run
 from runs.views import runs as views
 
@@ -107,8 +107,8 @@ def test_a_finished_run_sends_its_status_once_then_done(run_row, node_row, dev_u
 def test_an_unfinished_run_streams_each_change_then_done(run_row, node_row, dev_user, monkeypatch):
     run = run_row(status=Run.Status.RUNNING)
     node_row(run, 0, "plan")
-    monkeypatch.setattr(live, "POLL_SECONDS", 0.01)
-    real = live.marker
+    monkeypatch.setattr(changes, "POLL_SECONDS", 0.01)
+    real = changes.marker
     calls = []
 
     def marker(run_id: int) -> Any:
@@ -120,7 +120,7 @@ def test_an_unfinished_run_streams_each_change_then_done(run_row, node_row, dev_
             Run.objects.filter(pk=run.pk).update(status=Run.Status.COMPLETED)
         return real(run_id)
 
-    monkeypatch.setattr(live, "marker", marker)
+    monkeypatch.setattr(changes, "marker", marker)
 
     response, stream = fetch(url(run), dev_user)
 
@@ -136,7 +136,7 @@ def test_an_unfinished_run_streams_each_change_then_done(run_row, node_row, dev_
 
 def test_a_stream_ends_after_its_time_limit_without_done(run_row, dev_user, monkeypatch):
     run = run_row(status=Run.Status.RUNNING)
-    monkeypatch.setattr(live, "POLL_SECONDS", 0.01)
+    monkeypatch.setattr(changes, "POLL_SECONDS", 0.01)
     monkeypatch.setattr(views, "SSE_MAX_SECONDS", 0.1)
 
     response, stream = fetch(url(run), dev_user)
@@ -156,7 +156,7 @@ def test_post_is_not_allowed(run_row, dev_user):
     assert async_to_sync(go)() == 405
 
 
-# --- how many streams may be open (runs.slots) ---------------------------------------------------
+# --- how many streams may be open (runs.live.slots) ---------------------------------------------------
 
 
 async def open_stream(client: AsyncClient, path: str) -> tuple[Any, asyncio.Task | None]:
@@ -190,7 +190,7 @@ async def signed_in(user: Any) -> AsyncClient:
 def test_a_user_over_the_stream_cap_is_refused_and_the_page_keeps_polling(
     run_row, dev_user, monkeypatch
 ):
-    monkeypatch.setattr(live, "POLL_SECONDS", 0.01)
+    monkeypatch.setattr(changes, "POLL_SECONDS", 0.01)
     run = run_row(status=Run.Status.RUNNING)
 
     async def go() -> None:
@@ -214,7 +214,7 @@ def test_a_user_over_the_stream_cap_is_refused_and_the_page_keeps_polling(
 
 @override_settings(REWIND_STREAMS_PER_USER=2, REWIND_STREAMS_TOTAL=10)
 def test_a_stream_whose_client_went_away_gives_its_slot_back(run_row, dev_user, monkeypatch):
-    monkeypatch.setattr(live, "POLL_SECONDS", 0.01)
+    monkeypatch.setattr(changes, "POLL_SECONDS", 0.01)
     run = run_row(status=Run.Status.RUNNING)
 
     async def go() -> None:
@@ -244,7 +244,7 @@ def test_a_stream_that_ended_gives_its_slot_back(run_row, node_row, dev_user):
 
 @override_settings(REWIND_STREAMS_PER_USER=2, REWIND_STREAMS_TOTAL=3)
 def test_the_cap_in_all_holds_across_users(run_row, dev_user, staff_user, monkeypatch):
-    monkeypatch.setattr(live, "POLL_SECONDS", 0.01)
+    monkeypatch.setattr(changes, "POLL_SECONDS", 0.01)
     run = run_row(status=Run.Status.RUNNING)
 
     async def go() -> None:

@@ -1,6 +1,6 @@
 """The run graph as a picture and the timeline (issue 9, items 1 and 2, and "not reached").
 
-The layout (``runs.graph.layout``) is tested on graphs of every shape a registered app has: a
+The layout (``runs.pages.graph.layout``) is tested on graphs of every shape a registered app has: a
 chain (the demo), branches with condition labels and edges that skip layers (Burr's
 multi-modal chatbot), a loop back to the start (``response → prompt``) and a self-loop
 (hello-world-counter's ``counter → counter``). The run page and the inspector are tested
@@ -17,10 +17,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from runs.graph import GraphSpec, layout, run_graph
 from runs.models import Node, Run
+from runs.pages.graph import GraphSpec, layout, run_graph
+from runs.pages.runs import timeline
 from runs.pipelines.research import ORDER
-from runs.presenters import timeline
 from runs.tests.burr_apps import TURN_1, TURN_2
 
 HTMX = {"HX-Request": "true"}
@@ -601,7 +601,7 @@ def test_the_step_page_costs_the_same_queries_at_any_length(
     run = run_with_steps(run_row, node_row, steps)
 
     # 1. the session  2. the user  3. the run  4. the step (every column)  5. the run's steps
-    # 6. the state rows after the step and after the one before (runs.stateview)
+    # 6. the state rows after the step and after the one before (runs.pages.nodes)
     # 7. the dashboard's outcomes of its pipeline  8. the steps its outcomes read (the page;
     # an htmx swap of the inspector shows no outcomes)
     with django_assert_num_queries(6 if htmx else 8):

@@ -11,9 +11,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from runs import search
-from runs.lineage import LATEST
-from runs.models import Run
+from runs.models import Run, search
+from runs.models.lineage import LATEST
 from runs.views.listing import LINEAGE_PER_PAGE
 
 pytestmark = pytest.mark.django_db

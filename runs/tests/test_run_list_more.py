@@ -13,8 +13,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from runs.diffview import describe_change
 from runs.models import Node, Run
+from runs.pages.compare import describe_change
 from runs.views.listing import RUNS_PER_PAGE
 
 pytestmark = pytest.mark.django_db

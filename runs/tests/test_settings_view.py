@@ -222,7 +222,9 @@ def test_a_refused_base_url_does_not_echo_its_password(staff_client, rewind_sett
 @pytest.mark.parametrize(
     "url", ["ftp://models.example/v1", "file:///etc/passwd", "gopher://127.0.0.1:6379/_INFO"]
 )
-def test_a_base_url_that_is_not_http_is_refused_and_nothing_is_saved(staff_client, rewind_settings, url):
+def test_a_base_url_that_is_not_http_is_refused_and_nothing_is_saved(
+    staff_client, rewind_settings, url
+):
     response = staff_client.post(URL, {"preset": "custom", "base_url": url})
     assert response.status_code == 400
     assert ProviderSettings.load().base_url == ""

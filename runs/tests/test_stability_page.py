@@ -10,8 +10,8 @@ import pytest
 
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
-from runs.gridview import hash_colour
 from runs.models import Node, Run
+from runs.pages.grids import hash_colour
 from runs.pipelines.research import ORDER
 
 pytestmark = pytest.mark.django_db
@@ -144,8 +144,9 @@ def test_a_deterministic_run_gives_one_hash_per_step(sample, signed_in, research
     assert "Every step gave one output in every sample" in text
     for node in research_run.nodes.all():
         row = step_row(text, node.name)
-        assert '<td class="num samples">3</td><td class="num">1</td><td class="num">3/3</td>' in re.sub(
-            r"\s+<", "<", row
+        assert (
+            '<td class="num samples">3</td><td class="num">1</td><td class="num">3/3</td>'
+            in re.sub(r"\s+<", "<", row)
         )
         bars = re.findall(r'<rect class="bar( source)?', row)
         assert bars == [" source"]  # one bar, and it is the run's own output

@@ -1,5 +1,5 @@
 """The statements a run sends every time, written rather than built by the ORM per call
-(``runs.statements`` and the managers that use it): each must do exactly what the ORM
+(``runs.models.sql`` and the managers that use it): each must do exactly what the ORM
 statement it stands for does, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from runs.engine.analysis.bench import Statements
+from runs.bench.replays import Statements
 from runs.engine.calls.cache import count_hits
 from runs.models import Blob, BurrState, Edge, LLMCacheEntry, Node, Run, ToolCacheEntry
-from runs.statements import _statement, insert_all, insert_new, update_where
+from runs.models.sql import _statement, insert_all, insert_new, update_where
 
 pytestmark = pytest.mark.django_db
 

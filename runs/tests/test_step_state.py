@@ -22,7 +22,10 @@ from runs.models import Node, Run
 from runs.tests import state_apps
 from runs.tests.state_apps import Outline
 
-APPS = {name: f"runs.tests.state_apps.{name}" for name in ("undeclared", "appender", "typed", "unstorable")}
+APPS = {
+    name: f"runs.tests.state_apps.{name}"
+    for name in ("undeclared", "appender", "typed", "unstorable")
+}
 
 
 @pytest.fixture

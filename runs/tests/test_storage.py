@@ -15,12 +15,12 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.test.utils import CaptureQueriesContext
 
-from runs.engine.analysis.bench import step_statements
+from runs.bench.replays import step_statements
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.forks import create_fork
 from runs.engine.forking.replays import create_replay
-from runs.hashing import canonical_json, content_sha256, sha256_text, trajectory_sha256
+from runs.lib.hashing import canonical_json, content_sha256, sha256_text, trajectory_sha256
 from runs.models import Blob, BurrState, Node, Run
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""``runs.slots``: a live-update stream's slot is a lock that dies with its holder, so the
+"""``runs.live.slots``: a live-update stream's slot is a lock that dies with its holder, so the
 caps hold across processes and a process that crashes leaks no slot."""
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 from django.db import connection
 
-from runs import slots
-from runs.slots import Limits
+from runs.live import slots
+from runs.live.slots import Limits
 
 ROOT = Path(__file__).resolve().parents[2]
 
 HOLD = """
 import sys, time
 from pathlib import Path
-from runs.slots import Limits, claim_files
+from runs.live.slots import Limits, claim_files
 slot = claim_files(Path(sys.argv[1]), 7, Limits(per_user=1, total=5))
 print("held" if slot else "refused", flush=True)
 time.sleep(120)

@@ -61,7 +61,10 @@ def _httpx_like(module_name: str) -> tuple[Callable, Callable]:
         with module.Client(timeout=5) as client:
             if stream:
                 with client.stream(
-                    "POST", f"{base_url()}/chat/completions", json=chat_body(True), headers=headers()
+                    "POST",
+                    f"{base_url()}/chat/completions",
+                    json=chat_body(True),
+                    headers=headers(),
                 ) as response:
                     response.raise_for_status()
                     raw = b"".join(response.iter_bytes())
@@ -71,7 +74,9 @@ def _httpx_like(module_name: str) -> tuple[Callable, Callable]:
                 )
                 response.raise_for_status()
                 raw = response.content
-            models = client.get(f"{base_url()}/models", params={"api_key": CANARY}, headers=headers())
+            models = client.get(
+                f"{base_url()}/models", params={"api_key": CANARY}, headers=headers()
+            )
             models.raise_for_status()
         return answer_text(raw, stream), sorted(m["id"] for m in models.json()["data"])
 
@@ -79,7 +84,10 @@ def _httpx_like(module_name: str) -> tuple[Callable, Callable]:
         async with module.AsyncClient(timeout=5) as client:
             if stream:
                 async with client.stream(
-                    "POST", f"{base_url()}/chat/completions", json=chat_body(True), headers=headers()
+                    "POST",
+                    f"{base_url()}/chat/completions",
+                    json=chat_body(True),
+                    headers=headers(),
                 ) as response:
                     response.raise_for_status()
                     raw = b"".join([chunk async for chunk in response.aiter_bytes()])

@@ -11,13 +11,13 @@ from django.http import (
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from runs.diffview import describe_change, relation, side_by_side, step_rows
 from runs.engine.analysis.bisect import differing
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.execution.artifacts import artifact_text
 from runs.forms import CompareForm, ComparePickForm, RunSearchForm
 from runs.models import Node, Run
-from runs.picker import compare_choices, find_choices, run_id
+from runs.pages.compare import describe_change, relation, side_by_side, step_rows
+from runs.pages.picker import compare_choices, find_choices, run_id
 from runs.views.common import _get_run, _partial
 
 

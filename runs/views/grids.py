@@ -3,7 +3,7 @@ crossed grid), read as a matrix of outputs.
 
 A row per value (and the parent on top), a column per step, each cell lettered by what the
 step gave — ``=`` the parent's output, A, B, C… each other distinct output of the column, on
-a palette that cannot collide (``runs.gridview``) — so which values change which steps reads
+a palette that cannot collide (``runs.pages.grids``) — so which values change which steps reads
 at a glance; chosen leaves of the final output sit side by side. A cell opens the diff of its
 fork against the parent.
 """
@@ -30,8 +30,8 @@ from runs.engine.errors import PipelineError, RewindError
 from runs.engine.forking.grids import GridError, make_grid, resolve_grid
 from runs.engine.forking.overrides import current_fields
 from runs.forms import field_text
-from runs.gridview import build_matrix, leaf_paths, load_grid
 from runs.models import Grid, Node, Run
+from runs.pages.grids import build_matrix, leaf_paths, load_grid
 from runs.tasks import enqueue_run
 from runs.views.common import _get_node, _get_run, _go
 

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_http_methods
 
 from runs.engine.errors import RewindError
 from runs.forms import ImportForm
-from runs.importview import report_view
+from runs.pages.imports import report_view
 from runs.views.common import _partial
 
 

@@ -36,16 +36,16 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
 from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted
-from runs.diffview import LIST_VALUE_CHARS, Change, describe_change
 from runs.engine.analysis.outcomes.values import OutcomeValue
 from runs.engine.analysis.projection import NewRun, projected_cost
 from runs.engine.apps.registry import pipeline_names
 from runs.engine.errors import RewindError
 from runs.forms import ORIGIN_CHOICES, NewRunForm, PageForm, PipelinePickForm, RunFilterForm
-from runs.lineage import LineageCounts, Placed, lineage_counts, place_lineages
 from runs.models import Node, Run
-from runs.outcomeview import list_outcomes
-from runs.search import search_runs
+from runs.models.lineage import LineageCounts, Placed, lineage_counts, place_lineages
+from runs.models.search import search_runs
+from runs.pages.compare import LIST_VALUE_CHARS, Change, describe_change
+from runs.pages.outcomes import list_outcomes
 from runs.tasks import enqueue_run
 from runs.views.common import _get_run, _go, _partial
 

@@ -17,15 +17,15 @@ from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError, RewindError
 from runs.engine.forking.forks import change_preview, fork_at, provider_switch
 from runs.forms import ForkForm
-from runs.importview import step_spans
 from runs.models import Node, Run
-from runs.presenters import (
+from runs.pages.imports import step_spans
+from runs.pages.nodes import step_state
+from runs.pages.runs import (
     cache_help,
     pretty_json,
     step_calls,
     unregistered,
 )
-from runs.stateview import step_state
 from runs.views.common import _get_node, _get_run, _opened
 from runs.views.runs import graph_context, header_change, run_context, run_steps
 

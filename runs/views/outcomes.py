@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 from runs.engine.analysis.outcomes.dashboard import add_outcome, remove_outcome
 from runs.engine.errors import OutcomeError
 from runs.forms import OutcomeForm
-from runs.outcomeview import outcome_panel
+from runs.pages.outcomes import outcome_panel
 from runs.views.common import _get_run, _go
 from runs.views.runs import run_context, run_steps
 

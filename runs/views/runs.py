@@ -1,7 +1,7 @@
 """A run's page and its live updates, its artifact; replay, resume and cancel.
 
 Live updates are deltas. A page knows where it stands — the last step it shows and the run
-status it shows (``live.Cursor``, in its stream's and its poller's URLs as ``after`` and
+status it shows (``changes.Cursor``, in its stream's and its poller's URLs as ``after`` and
 ``status``) — and an update carries only what changed since: the run's header, its graph
 (its size is the pipeline's, not the run's), the axis, the steps to come, and the rows of the
 steps after ``after``, each appended out of band (``presenters.timeline_delta_html``). Every
@@ -37,17 +37,18 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
-from runs import live, slots
-from runs.diffview import LIST_VALUE_CHARS, Change, describe_change
 from runs.engine.execution.artifacts import artifact_file, artifact_text
 from runs.engine.execution.leases import RunFinished, cancel_run, resume_run
 from runs.engine.forking.replays import replay_request
-from runs.graph import RUNNING, run_graph
-from runs.importview import sub_applications
-from runs.live import Cursor
+from runs.live import changes, slots
+from runs.live.changes import Cursor
 from runs.models import Node, Run
-from runs.outcomeview import outcome_panel
-from runs.presenters import (
+from runs.pages.compare import LIST_VALUE_CHARS, Change, describe_change
+from runs.pages.graph import RUNNING, run_graph
+from runs.pages.imports import sub_applications
+from runs.pages.outcomes import outcome_panel
+from runs.pages.progress import progress
+from runs.pages.runs import (
     CACHE_SOURCE_HELP,
     STEP_COLUMNS,
     Step,
@@ -59,7 +60,6 @@ from runs.presenters import (
     timeline_rows_html,
     unregistered,
 )
-from runs.progress import progress
 from runs.views.common import _get_run, _go, _start, _start_fork
 
 SSE_MAX_SECONDS = 600  # a stream ends after this; the browser reconnects (EventSource does)
@@ -120,7 +120,7 @@ def graph_context(run: Run, nodes: list[Step], selected: Step | None = None) -> 
     """What the graph and the timeline show: the run's steps over its pipeline's graph (the
     path it took, ``selected`` highlighted) and where each step sat in time; the URLs of the
     live updates. No queries, but for the state a running branching run's last step left
-    when a condition on the way out of it decides what runs now (``runs.progress``)."""
+    when a condition on the way out of it decides what runs now (``runs.pages.progress``)."""
     now = progress(run, nodes)
     graph = run_graph(run, nodes, selected, now)
     # Steps that never ran are listed while they are to come or once the run stopped short
@@ -196,7 +196,9 @@ def _get_live_run(run_id: int) -> Run:
     """The run (its parent joined) and its marker's last step, in one query."""
     try:
         return (
-            Run.objects.select_related("parent").annotate(last_step=live.last_step()).get(pk=run_id)
+            Run.objects.select_related("parent")
+            .annotate(last_step=changes.last_step())
+            .get(pk=run_id)
         )
     except Run.DoesNotExist:
         raise Http404(f"no run {run_id}") from None
@@ -274,7 +276,7 @@ async def run_events(request: HttpRequest, run_id: int) -> HttpResponse:
     """Server-sent events: an update (``status``) each time the run changes, then ``done``.
 
     An async generator holds no thread while it waits, so many watchers cost little. It
-    waits on ``live.waiter``: a notification on PostgreSQL, the marker every 0.1 s on
+    waits on ``changes.waiter``: a notification on PostgreSQL, the marker every 0.1 s on
     SQLite; the marker is read (one query) before anything is rendered.
     """
     user = await request.auser()
@@ -291,11 +293,11 @@ async def run_events(request: HttpRequest, run_id: int) -> HttpResponse:
     async def stream() -> AsyncIterator[str]:
         cursor = query.cursor
         try:
-            async with live.waiter(run_id, session=slot.connection) as waiting:
+            async with changes.waiter(run_id, session=slot.connection) as waiting:
                 yield ": listening\n\n"  # a comment: the stream is open and waiting
                 started = quiet = time.monotonic()
                 while (left := SSE_MAX_SECONDS - (time.monotonic() - started)) > 0:
-                    current = await sync_to_async(live.marker)(run_id)
+                    current = await sync_to_async(changes.marker)(run_id)
                     if current is None:  # the run was deleted
                         return
                     if current != cursor:

@@ -27,8 +27,8 @@ from runs.engine.analysis.noise import (
 )
 from runs.engine.analysis.projection import projected_cost
 from runs.engine.errors import RewindError
-from runs.gridview import hash_colour
 from runs.models import Node, Run
+from runs.pages.grids import hash_colour
 from runs.tasks import enqueue_run
 from runs.views.common import _get_run, _go
 

@@ -41,7 +41,7 @@ from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import BisectError, RewindError
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.forks import Fork, Opened, existing_fork, open_fork, resolve_fork
-from runs.hashing import canonical_json
+from runs.lib.hashing import canonical_json
 from runs.models import Node, Run
 
 WAIT_SECONDS = 0.2  # how often a fork another process is executing is looked at again

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from runs.engine.analysis.leaves import ROOT_LABEL, flatten, key_path
 from runs.engine.execution.artifacts import artifact_file
-from runs.hashing import canonical_json, sha256_bytes
+from runs.lib.hashing import canonical_json, sha256_bytes
 
 if TYPE_CHECKING:
     from runs.models import Node, Run

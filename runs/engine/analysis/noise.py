@@ -24,7 +24,7 @@ The distance between two texts (:func:`text_distance`) is over their tokens (low
 and numbers): the larger of 1 − the Jaccard index of their token sets and 1 − that of their
 *figures* (the numbers they quote) — so a text that rewords the same facts stays near its
 samples, and one that quotes new figures does not. The rule's false-alarm and miss rates are
-measured on simulated cases with a known answer (:mod:`runs.engine.analysis.noise_eval`,
+measured on simulated cases with a known answer (:mod:`runs.bench.noise`,
 reported by ``rewind_bench``).
 
 A step is covered by a sample when the sample re-executed it (its fork point is at or before
@@ -45,7 +45,7 @@ from django.db.models import F
 from runs.engine.analysis.leaves import flatten
 from runs.engine.errors import ForkError
 from runs.engine.forking.forks import Fork, make_fork, resolve_fork
-from runs.hashing import canonical_json
+from runs.lib.hashing import canonical_json
 
 if TYPE_CHECKING:
     from runs.models import Node, Run

@@ -9,6 +9,6 @@
 - ``registry``   ``get_pipeline(name)`` from ``settings.REWIND_PIPELINES``
 - ``domains``    ``Choice``, ``Number``, ``Text``, ``DataFile``: what an argument or input may be
 
-May import: ``runs.engine.errors``, ``runs.hashing``, Burr, Django settings. Never the rooms
+May import: ``runs.engine.errors``, ``runs.lib.hashing``, Burr, Django settings. Never the rooms
 that run a pipeline (a spec is built into a Burr action by ``execution``).
 """

@@ -21,7 +21,7 @@ from burr.core.graph import Graph
 
 from runs.engine.apps.state import stored_state
 from runs.engine.errors import NodeFailure, PipelineError
-from runs.hashing import FRAMEWORK_PREFIX, canonical_json
+from runs.lib.hashing import FRAMEWORK_PREFIX, canonical_json
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from burr.core import State, serde
 from burr.core.state import FIELD_SERIALIZATION
 
 from runs.engine.errors import NodeFailure
-from runs.hashing import FRAMEWORK_PREFIX
+from runs.lib.hashing import FRAMEWORK_PREFIX
 
 _FALLBACK = serde.serialize.dispatch(object)
 _JSON_SCALARS = (str, bool, int, float, type(None))
@@ -33,9 +33,7 @@ class UnstorableValue(NodeFailure):
     """A state value neither JSON nor known to any Burr serde."""
 
 
-def stored_state(
-    state: State | Mapping[str, Any], *, framework: bool = False
-) -> dict[str, Any]:
+def stored_state(state: State | Mapping[str, Any], *, framework: bool = False) -> dict[str, Any]:
     """The semantic keys of ``state`` (and Burr's ``__`` keys too with ``framework``: a state
     row needs them), each value as Burr serialises it."""
     values = state.get_all() if isinstance(state, State) else state

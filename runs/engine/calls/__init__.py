@@ -7,6 +7,6 @@
 - ``inflight``   ``call_lock``: identical calls in flight go to the provider once
 - ``pricing``    USD per million tokens (an unknown price stays unknown)
 
-May import: ``runs.models`` (cache entries), ``runs.hashing``, ``runs.engine.errors``,
+May import: ``runs.models`` (cache entries), ``runs.lib.hashing``, ``runs.engine.errors``,
 ``runs.engine.providers`` (the simulator's model name). Never ``execution`` or above.
 """

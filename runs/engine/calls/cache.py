@@ -16,9 +16,9 @@ from django.db import connection
 from django.utils import timezone
 
 from runs.engine.calls.keys import explain_llm_miss, explain_tool_miss, llm_key_parts
-from runs.hashing import content_sha256
+from runs.lib.hashing import content_sha256
 from runs.models import LLMCacheEntry, ToolCacheEntry
-from runs.statements import insert_all_if_new, insert_if_new
+from runs.models.sql import insert_all_if_new, insert_if_new
 
 NEAREST_WINDOW = 25  # recent entries of a node searched for the closest one on a miss
 

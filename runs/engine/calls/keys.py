@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from runs.hashing import canonical_json, length_prefixed, sha256_text
+from runs.lib.hashing import canonical_json, length_prefixed, sha256_text
 
 # Bump when the key layout changes: old entries become misses, never wrong hits.
 LLM_KEY_VERSION = "rewind-llm-key/2"  # 2: the provider identity is a component

@@ -43,7 +43,7 @@ from runs.engine.providers.config import (
     check_identity,
     make_client,
 )
-from runs.hashing import content_sha256, semantic_state, sha256_bytes
+from runs.lib.hashing import content_sha256, semantic_state, sha256_bytes
 
 
 @dataclass

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 
 from runs.engine.errors import NodeFailure
-from runs.hashing import sha256_bytes
+from runs.lib.hashing import sha256_bytes
 
 if TYPE_CHECKING:
     from runs.models import Run

@@ -19,7 +19,7 @@ from runs.engine.forking.overrides import (
     typed_like,
 )
 from runs.engine.providers.config import current_config
-from runs.jsontext import JSONTextError, parse_json
+from runs.lib.jsontext import JSONTextError, parse_json
 from runs.models import Run
 
 

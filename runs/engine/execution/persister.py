@@ -17,7 +17,7 @@ from burr.core import State
 from burr.core.persistence import BaseStatePersister, PersistedStateData
 
 from runs.engine.apps.state import stored_state
-from runs.hashing import canonical_json
+from runs.lib.hashing import canonical_json
 from runs.models import BurrState
 
 PARTITION_KEY = ""

@@ -45,7 +45,7 @@ from runs.engine.execution.application import make_context
 from runs.engine.execution.persister import PARTITION_KEY, DjangoPersister
 from runs.engine.execution.recorder import StepRecorder, failure_message
 from runs.models import BurrState, Run
-from runs.statements import insert, update_where
+from runs.models.sql import insert, update_where
 
 logger = logging.getLogger("rewind.recording")
 

@@ -34,9 +34,9 @@ from runs.engine.errors import NodeFailure, storable_text
 from runs.engine.execution.actions import NodeAction, RunContext, StepRecord
 from runs.engine.execution.fence import InFlight
 from runs.engine.execution.persister import DjangoPersister
-from runs.hashing import content_sha256
+from runs.lib.hashing import content_sha256
 from runs.models import Blob, BurrState, Edge, Node
-from runs.statements import insert_all
+from runs.models.sql import insert_all
 
 # Steps that made no live call: the cache (or an override) answered them whole.
 HELD_SOURCES = frozenset({"cache", "tool-cache", "render-cache", "override"})

@@ -39,7 +39,7 @@ from runs.engine.execution.recorder import (
 from runs.engine.execution.watch import RunStopped, run_steps, step_timeout
 from runs.engine.forking.overrides import effective_overrides
 from runs.engine.telemetry import export_run
-from runs.hashing import content_sha256, trajectory_sha256
+from runs.lib.hashing import content_sha256, trajectory_sha256
 from runs.models import BurrState, Node, Run
 
 

@@ -10,6 +10,6 @@
 - ``replays``     ``create_replay`` (``replay_request``: the fork, unwritten), ``replay_verdict``
 - ``batch``       ``rewind_replay --workers N``: replays in N worker processes
 
-May import: ``execution``, ``apps``, ``calls``, ``errors``, ``runs.models``, ``runs.hashing``;
+May import: ``execution``, ``apps``, ``calls``, ``errors``, ``runs.models``, ``runs.lib.hashing``;
 ``replays`` and ``batch`` read ``analysis.diff`` for a verdict.
 """

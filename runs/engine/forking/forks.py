@@ -24,7 +24,7 @@ from runs.engine.providers.config import (
     snapshot_as,
 )
 from runs.models import Edge, Node, Run
-from runs.statements import insert
+from runs.models.sql import insert
 
 
 @dataclass(frozen=True)

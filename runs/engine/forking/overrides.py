@@ -20,8 +20,8 @@ from django.conf import settings
 from runs.engine.apps.burr import ActionSpec
 from runs.engine.apps.specs import LLMNode, NodeSpec, ToolNode
 from runs.engine.errors import NodeFailure, OverrideError
-from runs.hashing import canonical_json, semantic_state
-from runs.jsontext import JSONTextError, parse_json
+from runs.lib.hashing import canonical_json, semantic_state
+from runs.lib.jsontext import JSONTextError, parse_json
 
 if TYPE_CHECKING:
     from runs.models import Node, Run

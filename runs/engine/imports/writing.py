@@ -24,7 +24,7 @@ from runs.engine.execution.recorder import step_output
 from runs.engine.forking.forks import inherited_copy
 from runs.engine.imports.genai import calls_of, clean_attributes
 from runs.engine.imports.tracker import Span, Step
-from runs.hashing import (
+from runs.lib.hashing import (
     FRAMEWORK_PREFIX,
     canonical_json,
     content_sha256,

@@ -10,7 +10,7 @@
 ``execution.runner.finish_run`` calls ``export_run`` for every run it ends (executed, forked,
 replayed, recorded from a program); an importer calls it for each run it imports.
 
-May import: ``runs.models``, ``runs.hashing`` and ``calls.capture.redaction`` (what is a
+May import: ``runs.models``, ``runs.lib.hashing`` and ``calls.capture.redaction`` (what is a
 credential). Nothing here imports ``opentelemetry`` until an export is asked for.
 """
 

@@ -29,7 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from runs.engine.calls.capture.redaction import redact_text
-from runs.hashing import canonical_json
+from runs.lib.hashing import canonical_json
 from runs.models import LLMCacheEntry, Node, Run
 
 # The GenAI convention's ``gen_ai.system`` per captured wire format; a declared node speaks

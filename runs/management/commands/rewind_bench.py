@@ -5,27 +5,21 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from runs.bench_lists import list_figures
-from runs.bench_memory import worker_memory_figure
-from runs.bench_pages import live_latency_figure, run_page_figure
-from runs.engine.analysis.batches.figures import batch_figures
-from runs.engine.analysis.bench import (
-    best_time,
-    bisect_figure,
-    bytes_figure,
-    diff_figures,
-    noise_figures,
-    peak_memory,
-    replay_figures,
-    whole_replay_figures,
-)
-from runs.engine.analysis.bench_capture import capture_figures
-from runs.engine.analysis.bench_imports import import_figures
-from runs.engine.analysis.bench_recording import recording_figures
+from runs.bench.batches import batch_figure, batch_figures
+from runs.bench.bisect import bisect_figure
+from runs.bench.capture import capture_figures
+from runs.bench.imports import import_figures
+from runs.bench.lists import list_figures
+from runs.bench.measure import best_time, peak_memory
+from runs.bench.memory import worker_memory_figure
+from runs.bench.noise import noise_figures
+from runs.bench.pages import live_latency_figure, run_page_figure
+from runs.bench.pipelines import register
+from runs.bench.recording import recording_figures
+from runs.bench.replays import bytes_figure, diff_figures, replay_figures, whole_replay_figures
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
-from runs.engine.forking.batch import batch_figure
 from runs.engine.forking.forks import create_fork
 from runs.engine.forking.replays import create_replay
 from runs.management.base import RewindCommand
@@ -77,6 +71,7 @@ class Command(RewindCommand):
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        register()  # the bench's own apps (loop, relay, nine), here and in the workers it starts
         repeat = max(1, min(options["repeat"], 20))
         if options["lists_only"]:
             lists = list_figures(repeat, options["list_runs"] or 50_000, say=self.stderr.write)

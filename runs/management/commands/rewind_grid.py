@@ -7,9 +7,9 @@ from django.core.management.base import CommandError, CommandParser
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.grids import make_grid, resolve_grid
-from runs.gridview import MatrixRow, build_matrix, load_grid
 from runs.management.base import RewindCommand
 from runs.models import Grid, Run
+from runs.pages.grids import MatrixRow, build_matrix, load_grid
 
 
 class Command(RewindCommand):

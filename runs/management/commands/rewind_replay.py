@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime, parse_duration
 
 from runs.engine.apps.registry import get_pipeline
-from runs.engine.forking.batch import MAX_WORKERS, replay_on_workers, replay_source
+from runs.engine.forking.batch_replays import MAX_WORKERS, replay_on_workers, replay_source
 from runs.engine.forking.replays import create_replay
 from runs.management.base import RewindCommand
 from runs.models import Run
@@ -134,7 +134,7 @@ class Command(RewindCommand):
 
     def replay_all(self, runs: list[Run], workers: int | None) -> tuple[list[dict[str, Any]], bool]:
         """Replay ``runs``: here one after the other, or on ``workers`` queue workers
-        (``runs.engine.forking.batch.replay_on_workers``). Ctrl-C stops taking new ones, lets
+        (``runs.engine.forking.batch_replays.replay_on_workers``). Ctrl-C stops taking new ones, lets
         the ones in hand finish, and reports what finished."""
         results: list[dict[str, Any]] = []
         tty = self.stderr.isatty()

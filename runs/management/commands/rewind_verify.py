@@ -10,7 +10,7 @@ from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.forks import create_fork
 from runs.engine.forking.replays import create_replay
-from runs.hashing import content_sha256, sha256_bytes
+from runs.lib.hashing import content_sha256, sha256_bytes
 from runs.management.base import RewindCommand
 from runs.models import Node, Run
 

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
 DESK = {"width": 1440, "height": 900}
 SEED = (
-    "from runs.bench_lists import seed_runs; from runs.models import Run; "
+    "from runs.bench.lists import seed_runs; from runs.models import Run; "
     "root = seed_runs(301, lineage=300); "
     "print('root', root.pk, Run.objects.filter(parent=root).order_by('id').first().pk)"
 )
@@ -24,7 +24,7 @@ SEED = (
 
 @pytest.fixture(scope="module")
 def lineage(rewind_server) -> dict[str, int]:
-    """A root with 300 descendants written as rows (runs.bench_lists.seed_runs)."""
+    """A root with 300 descendants written as rows (runs.bench.lists.seed_runs)."""
     out = _manage(rewind_server.env, "shell", "-c", SEED)
     match = re.search(r"root (\d+) (\d+)", out)
     assert match, out

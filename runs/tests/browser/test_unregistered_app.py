@@ -35,7 +35,9 @@ def test_the_run_page_of_an_unknown_app_says_what_to_set(page, stranger, width, 
 
     notice = page.get_by_text("This server does not know the app 'elsewhere_app'")
     expect(notice).to_be_visible()
-    expect(page.get_by_text('REWIND_PIPELINES="elsewhere_app=your.module.app_factory"')).to_be_visible()
+    expect(
+        page.get_by_text('REWIND_PIPELINES="elsewhere_app=your.module.app_factory"')
+    ).to_be_visible()
     expect(page.get_by_role("button", name="Replay unchanged")).to_be_disabled()
     assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing sideways
     page.screenshot(path=str(screenshot_dir / f"unregistered-app-{width}.png"))

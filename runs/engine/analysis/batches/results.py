@@ -26,7 +26,7 @@ from django.db.models import Sum
 from runs.engine.analysis.batches.wilson import wilson
 from runs.engine.analysis.noise import NO_SAMPLES, judge
 from runs.engine.analysis.outcomes.values import OutcomeValue, evaluate_runs
-from runs.hashing import canonical_json
+from runs.lib.hashing import canonical_json
 from runs.models import Batch, BatchSource, Node, Run
 
 _ABSENT = "<absent>"  # a missing value, as the noise rule names a leaf a run did not have

@@ -15,7 +15,7 @@ import regex
 from jsonschema import validators
 
 from runs.engine.errors import OutcomeError
-from runs.jsontext import JSONTextError, parse_json
+from runs.lib.jsontext import JSONTextError, parse_json
 
 KINDS = ("equals", "one_of", "contains", "regex", "between", "json_schema")
 REGEX_TIMEOUT = 0.05  # seconds one match may take: a pattern typed on the dashboard cannot

@@ -22,7 +22,7 @@
 An adapter only translates its library's request into the core's and the core's answer back
 into its library's response; it imports the core, never the reverse. ``install()`` puts every
 adapter in place, once per process; outside a step they behave exactly as before.
-May import: ``runs.engine.calls`` (cache, keys, in-flight locks, pricing), ``runs.hashing``.
+May import: ``runs.engine.calls`` (cache, keys, in-flight locks, pricing), ``runs.lib.hashing``.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ from runs.engine.calls.inflight import call_lock
 from runs.engine.calls.pricing import cost_usd
 from runs.engine.errors import NodeFailure
 from runs.engine.providers.simulator import SIMULATOR_HEADER
-from runs.hashing import canonical_json, length_prefixed, sha256_text
+from runs.lib.hashing import canonical_json, length_prefixed, sha256_text
 
 HTTP_KEY_VERSION = "rewind-http-key/1"
 # Body fields that describe the caller, not the question: never part of a key.

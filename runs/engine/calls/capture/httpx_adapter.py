@@ -44,7 +44,9 @@ def _outgoing(request: Any, library: str) -> Outgoing:
         content = request.content
     except Exception:  # noqa: BLE001 — a streaming request body: read it (it is sent as read)
         content = request.read()
-    return Outgoing(request.method, str(request.url), list(request.headers.items()), content, library)
+    return Outgoing(
+        request.method, str(request.url), list(request.headers.items()), content, library
+    )
 
 
 def _answer(response: Any) -> Answer:

@@ -24,7 +24,9 @@ OPENAI_ENDPOINTS = (
     "responses",
     "images/generations",
 )
-_GEMINI = re.compile(r"/models/(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent)$")
+_GEMINI = re.compile(
+    r"/models/(?P<model>[^/:]+):(?P<method>generateContent|streamGenerateContent)$"
+)
 _OLLAMA = ("api/chat", "api/generate")
 
 
@@ -119,7 +121,10 @@ def rewrite(
         body["model"] = model
     if temperature is not None:
         if fmt.family == "gemini":
-            body["generationConfig"] = {**(body.get("generationConfig") or {}), "temperature": temperature}
+            body["generationConfig"] = {
+                **(body.get("generationConfig") or {}),
+                "temperature": temperature,
+            }
         elif fmt.family == "ollama":
             body["options"] = {**(body.get("options") or {}), "temperature": temperature}
         else:
@@ -179,8 +184,10 @@ def invalid(fmt: WireFormat, content: bytes, content_type: str) -> str | None:
         return _invalid_openai(fmt.endpoint, objects, streamed)
     if fmt.family == "anthropic":
         if streamed:
-            return None if any(d.get("type") == "message_start" for d in objects) else (
-                "the stream has no message_start event"
+            return (
+                None
+                if any(d.get("type") == "message_start" for d in objects)
+                else ("the stream has no message_start event")
             )
         return None if isinstance(objects[0].get("content"), list) else "the answer has no content"
     if fmt.family == "gemini":
@@ -271,4 +278,6 @@ def _read_usage(family: str, doc: dict[str, Any], usage: Usage) -> None:
         )
         usage.total_tokens = int(found.get("total_tokens") or 0)
         details = found.get("prompt_tokens_details") or found.get("input_tokens_details") or {}
-        usage.cached_tokens = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
+        usage.cached_tokens = (
+            int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
+        )

@@ -36,12 +36,13 @@ from typing import Any
 
 from django.conf import settings
 
+from runs.bench.measure import figure
 from runs.engine.analysis.leaves import flatten
 from runs.engine.analysis.noise import _ABSENT, BEYOND, WITHIN, judge
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.apps.specs import LLMNode, Pipeline
 from runs.engine.providers.simulator import compose_text
-from runs.hashing import canonical_json
+from runs.lib.hashing import canonical_json
 
 __all__ = ["CASES", "CHANGES", "SAMPLES", "NoiseRates", "measure"]
 
@@ -169,3 +170,43 @@ def measure(
                 caused += 1
                 misses += rule(theirs, observed) == WITHIN
     return NoiseRates(cases, samples, unchanged, false_alarms, caused, misses)
+
+
+# -- the figure ----------------------------------------------------------------------------------
+
+NOISE_FALSE_ALARM_GOAL = 0.05  # a false alarm sends someone chasing a change that is not there
+
+
+NOISE_MISS_GOAL = 0.25  # a miss still shows in the diff as a changed field, only unlabelled
+
+
+def noise_figures() -> list[dict]:
+    """The noise rule's false-alarm and miss rates on the simulated cases of ``noise_eval``
+    (rates, not times: the same on every machine)."""
+    rates = measure()
+    cases = f"{rates.cases} cases, k = {rates.samples} samples at temperature > 0"
+    changes = ", ".join(f"args.{arg}={value:g}" if isinstance(value, float) else f"args.{arg}={value}"
+                        for arg, value in CHANGES)  # fmt: skip
+    return [
+        {
+            **figure(
+                "noise rule: false alarms (beyond-noise on an unchanged replay's changed leaves)",
+                rates.false_alarm_rate,
+                None,
+                NOISE_FALSE_ALARM_GOAL,
+                unit="",
+            ),
+            "note": f"{rates.false_alarms} of {rates.unchanged_leaves} leaves; {cases}",
+        },
+        {
+            **figure(
+                "noise rule: misses (within-noise on leaves a real tool change caused)",
+                rates.miss_rate,
+                None,
+                NOISE_MISS_GOAL,
+                unit="",
+            ),
+            "note": f"{rates.misses} of {rates.caused_leaves} leaves; forks at analyse with "
+            f"{changes}; {cases}",
+        },
+    ]

@@ -27,8 +27,8 @@ import subprocess
 import sys
 from collections.abc import Callable
 
-from runs.bench_pages import delete_runs
-from runs.engine.analysis.bench import figure
+from runs.bench.measure import figure
+from runs.bench.pages import delete_runs
 from runs.models import Run
 
 GOAL = 1.1
@@ -83,7 +83,7 @@ def _replays(source_id: int, count: int) -> dict[str, int]:
 
 
 def _bare(source_id: int, count: int) -> dict[str, int]:
-    from runs.engine.analysis.bench import bare_burr_app
+    from runs.bench.replays import bare_burr_app
 
     with bare_burr_app(Run.objects.get(pk=source_id), tuned=True) as once:
         return _grow(once, count)
@@ -96,7 +96,7 @@ import pickle, sys
 from runs.engine.execution.workers import set_up
 config, *work = pickle.load(sys.stdin.buffer)
 set_up(config)
-from runs.bench_memory import child
+from runs.bench.memory import child
 child(*work)
 """
 

@@ -1,15 +1,15 @@
 """The compare page's picker (issue 19): a search, not a list of the lineage. It offers a few
 runs without being asked — the compared runs' roots and parents, their lineages' newest, the
-newest runs — and finds any other by id or text (``runs.search``) as a person types: every
+newest runs — and finds any other by id or text (``runs.models.search``) as a person types: every
 answer bounded, whatever the lineage holds."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runs.diffview import describe_change
 from runs.models import Run
-from runs.search import RUN_ID, search_runs
+from runs.models.search import RUN_ID, search_runs
+from runs.pages.compare import describe_change
 
 # Runs offered without a search: the newest of the compared runs' lineages, the newest others.
 LINEAGE_RUNS = 10
@@ -65,7 +65,7 @@ def compare_choices(*runs: Run) -> tuple[list[RunChoice], list[RunChoice]]:
 
 
 def find_choices(query: str) -> list[RunChoice]:
-    """The newest ``FOUND_RUNS`` runs ``query`` names (an id, or text: ``runs.search``);
+    """The newest ``FOUND_RUNS`` runs ``query`` names (an id, or text: ``runs.models.search``);
     with no query, the newest runs. One query."""
     runs = Run.objects.select_related("parent").order_by("-created_at", "-id")
     if query:

@@ -13,10 +13,6 @@ workers ÷ on 1.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -122,88 +118,3 @@ def replay_on_workers(
         startup_s=outcome.startup_s,
         work_s=outcome.work_s,
     )
-
-
-# -- the figure ---------------------------------------------------------------------------------
-
-
-CEILING_CODE = """
-import sys, time
-start = float(sys.argv[1])
-while time.time() < start:
-    time.sleep(0.001)
-began = time.perf_counter()
-x = 0
-for i in range(2_000_000):
-    x += i * i
-print(time.perf_counter() - began)
-"""
-
-
-def loop_seconds(processes: int) -> float:
-    """Wall time of a CPU-bound Python loop run by ``processes`` processes at once (the
-    slowest one): what this machine gives two processes that share nothing."""
-    start = time.time() + 0.3  # every interpreter is up by then: they begin together
-    children = [
-        subprocess.Popen(
-            [sys.executable, "-c", CEILING_CODE, repr(start)],
-            stdout=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            text=True,
-        )
-        for _ in range(processes)
-    ]
-    return max(float(child.communicate(timeout=120)[0]) for child in children)
-
-
-def batch_figure(repeat: int, replays: int = 200) -> dict[str, Any]:
-    """Throughput of ``replays`` cached replays of one research run (every call a cache hit)
-    on 2 queue workers ÷ on 1, best of ``repeat`` each, the two alternating. Timed from the
-    moment every worker is ready (the replays are enqueued then) to the last replay finished;
-    the verdicts are given after. Starting a worker process (a fresh interpreter importing
-    Django and the engine) is a fixed cost per batch, reported in ``note``. ``ceiling`` is what
-    the machine itself gives: a CPU-bound loop in 2 processes that share nothing ÷ in 1,
-    measured beside (the figure cannot beat it)."""
-    from runs.engine.execution.new_runs import create_run
-    from runs.engine.execution.runner import execute_run
-    from runs.models import Run
-
-    question = f"Which outreach policy is cheapest per conversion? (batch bench {uuid.uuid4().hex})"
-    source = execute_run(create_run("research", {"question": question}).pk)
-    if source.status != Run.Status.COMPLETED:
-        raise RuntimeError(f"bench: run {source.pk} {source.status}: {source.error}")
-    sources = [source] * replays
-
-    def batch(workers: int) -> tuple[float, float]:
-        outcome = replay_on_workers(sources, workers, quiet=True, judge=False)
-        bad = [r for r in outcome.results if r["verdict"] != "identical"]
-        if bad or len(outcome.results) != replays:
-            raise RuntimeError(f"bench: a batch replay was not identical: {bad[:1]}")
-        return replays / outcome.work_s, outcome.startup_s
-
-    # Alternate, so that whatever else the machine does weighs on both alike.
-    one = two = 0.0
-    one_startup = two_startup = loop_one = loop_two = float("inf")
-    for _ in range(repeat):
-        throughput, startup = batch(1)
-        one, one_startup = max(one, throughput), min(one_startup, startup)
-        throughput, startup = batch(2)
-        two, two_startup = max(two, throughput), min(two_startup, startup)
-        loop_one, loop_two = min(loop_one, loop_seconds(1)), min(loop_two, loop_seconds(2))
-    ratio = two / one if one else 0.0
-    ceiling = 2 * loop_one / loop_two
-    return {
-        "figure": "batch replays, 2 queue workers ÷ 1",
-        "value": round(two, 6),
-        "anchor": round(one, 6),
-        "ratio": round(ratio, 3),
-        "goal": "≥ 1.8×",
-        "pass": ratio >= 1.8,
-        "ceiling": round(ceiling, 3),
-        "note": (
-            f"replays per second, {replays} cached replays of one research run per batch, "
-            f"timed from every worker ready (starting the workers took {one_startup:.2f} s "
-            f"for 1, {two_startup:.2f} s for 2, not counted); this machine gives 2 processes "
-            f"that share nothing {ceiling:.2f}× one (a CPU-bound loop, measured beside)"
-        ),
-    }

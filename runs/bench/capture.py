@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from runs.engine.analysis.bench import best_time, figure
+from runs.bench.measure import best_time, figure
 from runs.engine.calls import capture
 from runs.engine.calls.capture.core import StepCalls
 from runs.models import LLMCacheEntry
@@ -33,8 +33,11 @@ OVERHEAD_GOAL_S = 0.001
 
 def _body(tag: str) -> bytes:
     return json.dumps(
-        {"model": "rewind-sim-1", "temperature": 0,
-         "messages": [{"role": "user", "content": f"bench call {tag}"}]}  # fmt: skip
+        {
+            "model": "rewind-sim-1",
+            "temperature": 0,
+            "messages": [{"role": "user", "content": f"bench call {tag}"}],
+        }  # fmt: skip
     ).encode()
 
 

@@ -9,8 +9,6 @@ import json
 import math
 import sqlite3
 import tempfile
-import time
-import tracemalloc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,44 +19,12 @@ from burr.core.persistence import SQLLitePersister
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from runs.bench.measure import best_time, figure
 from runs.engine.analysis.diff import diff_values
 from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.registry import get_pipeline
-from runs.hashing import canonical_json
+from runs.lib.hashing import canonical_json
 from runs.models import Blob, BurrState, Edge, Node, Run
-
-
-def best_time(work: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    """Best wall time of ``repeat`` tries (noise only ever adds time), untraced."""
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        started = time.perf_counter()
-        result = work()
-        best = min(best, time.perf_counter() - started)
-    return best, result
-
-
-def peak_memory(work: Callable[[], Any]) -> int:
-    """Peak traced memory of one run of ``work`` — a pass of its own, not timed."""
-    tracemalloc.start()
-    try:
-        work()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
-def figure(name: str, value: float, anchor: float | None, goal: float, unit: str = "×") -> dict:
-    ratio = value / anchor if anchor else value
-    return {
-        "figure": name,
-        "value": round(value, 6),
-        "anchor": round(anchor, 6) if anchor else None,
-        "ratio": round(ratio, 3),
-        "goal": f"≤ {goal}{unit}",
-        "pass": ratio <= goal,
-    }
-
 
 # -- anchors ----------------------------------------------------------------------------------
 
@@ -458,77 +424,3 @@ def referenced_blob_bytes(run: Run) -> int:
 
 
 # -- the noise rule (issue 17) ---------------------------------------------------------------
-
-NOISE_FALSE_ALARM_GOAL = 0.05  # a false alarm sends someone chasing a change that is not there
-NOISE_MISS_GOAL = 0.25  # a miss still shows in the diff as a changed field, only unlabelled
-
-
-def noise_figures() -> list[dict]:
-    """The noise rule's false-alarm and miss rates on the simulated cases of ``noise_eval``
-    (rates, not times: the same on every machine)."""
-    from runs.engine.analysis.noise_eval import CHANGES, measure
-
-    rates = measure()
-    cases = f"{rates.cases} cases, k = {rates.samples} samples at temperature > 0"
-    changes = ", ".join(f"args.{arg}={value:g}" if isinstance(value, float) else f"args.{arg}={value}"
-                        for arg, value in CHANGES)  # fmt: skip
-    return [
-        {
-            **figure(
-                "noise rule: false alarms (beyond-noise on an unchanged replay's changed leaves)",
-                rates.false_alarm_rate,
-                None,
-                NOISE_FALSE_ALARM_GOAL,
-                unit="",
-            ),
-            "note": f"{rates.false_alarms} of {rates.unchanged_leaves} leaves; {cases}",
-        },
-        {
-            **figure(
-                "noise rule: misses (within-noise on leaves a real tool change caused)",
-                rates.miss_rate,
-                None,
-                NOISE_MISS_GOAL,
-                unit="",
-            ),
-            "note": f"{rates.misses} of {rates.caused_leaves} leaves; forks at analyse with "
-            f"{changes}; {cases}",
-        },
-    ]
-
-
-BISECT_STEPS = 20
-BISECT_FORKS_GOAL = 6  # issue 17: bisect over a 20-step trajectory, ≤ 6 forks
-
-
-def bisect_figure() -> dict:
-    """Forks a bisect makes over the ``relay`` app's 20 steps, every step differing between
-    the two runs: the most over the 20 places the deciding step can be planted (a count, not
-    a time: the same on every machine), against ⌈log₂ 20⌉ = 5 for a bare binary search."""
-    from runs.engine.analysis.bisect import bisect
-    from runs.engine.analysis.outcomes import Outcome
-    from runs.engine.execution.new_runs import create_run
-    from runs.engine.execution.runner import execute_run
-
-    verdict = Outcome("verdict", f"s{BISECT_STEPS}.v{BISECT_STEPS}.verdict")
-    counts = []
-    for planted in range(1, BISECT_STEPS + 1):
-        good, bad = (
-            execute_run(create_run("relay", {"seed": seed, "planted": planted}, from_text=False).pk)
-            for seed in (1, 2)
-        )
-        result = bisect(good, bad, verdict)
-        if result.step.node != f"s{planted:02d}":
-            raise RuntimeError(f"bisect named {result.step.node}, planted s{planted:02d}")
-        counts.append(len(result.forks))
-    return {
-        **figure(
-            "bisect over a 20-step trajectory: forks (the most over every planted step)",
-            max(counts),
-            None,
-            BISECT_FORKS_GOAL,
-            unit=" forks",
-        ),
-        "note": f"forks per planted step 1–20: {counts}; mean {sum(counts) / len(counts):.2f}; "
-        "a bare binary search needs ⌈log₂ 20⌉ = 5",
-    }

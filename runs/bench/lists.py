@@ -37,7 +37,7 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.test import Client
 
-from runs.bench_pages import _best_get, _figure, _step, forget_sign_ins
+from runs.bench.pages import _best_get, _figure, _step, forget_sign_ins
 from runs.models import Node, Run
 from runs.views.listing import RUNS_PER_PAGE
 

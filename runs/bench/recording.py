@@ -22,8 +22,8 @@ from typing import Any
 from burr.core import ApplicationBuilder
 from django.db import connection
 
-from runs.engine.analysis.bench import figure
-from runs.engine.analysis.bench_capture import _served_apart
+from runs.bench.capture import _served_apart
+from runs.bench.measure import figure
 from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.registry import get_pipeline
 from runs.models import Run

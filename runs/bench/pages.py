@@ -42,7 +42,7 @@ from django.db import connection, transaction
 from django.test import Client
 from django.utils import timezone
 
-from runs import live
+from runs.live import changes
 from runs.models import BurrState, Edge, Node, Run
 from runs.pipelines.research import ORDER
 
@@ -263,7 +263,7 @@ def live_latency_figure(repeat: int) -> dict:
                 events = _EventReader(stream.iter_raw())
                 events.until(b": listening")
                 for seq in range(PAGE_STEPS, PAGE_STEPS + repeat):
-                    time.sleep(random.uniform(0, live.POLL_SECONDS))  # any phase of a poll
+                    time.sleep(random.uniform(0, changes.POLL_SECONDS))  # any phase of a poll
                     started = time.perf_counter()
                     _commit_step(run, seq)
                     events.until(f'id="step-{seq}"'.encode())
@@ -273,7 +273,9 @@ def live_latency_figure(repeat: int) -> dict:
         login.logout()
         user.delete()
         forget_sign_ins(user.username)
-    how = "LISTEN/NOTIFY" if vendor == "postgresql" else f"marker read every {live.POLL_SECONDS} s"
+    how = (
+        "LISTEN/NOTIFY" if vendor == "postgresql" else f"marker read every {changes.POLL_SECONDS} s"
+    )
     return _figure(
         f"node finished → browser sees it (SSE, {vendor}: {how})",
         max(tries),

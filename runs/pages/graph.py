@@ -38,7 +38,7 @@ from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError
 from runs.models import Node, Run
-from runs.progress import Progress
+from runs.pages.progress import Progress
 
 NODE_W = 184
 NODE_H = 46
@@ -565,7 +565,7 @@ def run_graph(
     run: Run, nodes: Sequence[Node], selected: Node | None = None, now: Progress | None = None
 ) -> RunGraph:
     """The run's steps laid over its pipeline's graph. No queries: ``nodes`` are its steps in
-    order, as the page already has them; ``now`` is what the run is doing (``runs.progress``;
+    order, as the page already has them; ``now`` is what the run is doing (``runs.pages.progress``;
     None: nothing is marked running)."""
     names = [node.name for node in nodes]
     spec = pipeline_spec(run.pipeline).with_steps(names)

@@ -28,7 +28,7 @@ from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError
 from runs.engine.forking.overrides import current_fields
 from runs.forms import field_text
-from runs.hashing import canonical_json
+from runs.lib.hashing import canonical_json
 from runs.models import Grid, GridRow, Node, Run
 
 DEFAULT_LEAVES = 4  # leaves of the final output shown when none are chosen

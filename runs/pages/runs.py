@@ -20,9 +20,9 @@ from django.utils.safestring import SafeString, mark_safe
 from runs.engine.apps.registry import get_pipeline, pipeline_names
 from runs.engine.calls.pricing import total_cost
 from runs.engine.errors import PipelineError
-from runs.importview import fork_hint
 from runs.models import LLMCacheEntry, Node, Run, ToolCacheEntry
-from runs.progress import Progress, progress
+from runs.pages.imports import fork_hint
+from runs.pages.progress import Progress, progress
 from runs.templatetags.rewind import usd
 
 CACHE_SOURCE_HELP = {
@@ -41,6 +41,7 @@ def cache_help(run: Run, node: Node) -> str:
     if run.imported_from and node.src_run_id == run.pk:
         return IMPORTED_HELP
     return CACHE_SOURCE_HELP.get(node.cache_source, "")
+
 
 ARTIFACT_TAGS = {
     "h2", "h3", "h4", "h5", "h6", "p", "ul", "ol", "li", "strong", "em", "code", "pre",
@@ -68,7 +69,7 @@ class RunSummary:
 
 def summarise(run: Run, nodes: list[Node], now: Progress | None = None) -> RunSummary:
     """Totals, what is running or still to come (``now``, or worked out here: see
-    ``runs.progress``) and the tokens the cache saved — 1 query (cache usage)."""
+    ``runs.pages.progress``) and the tokens the cache saved — 1 query (cache usage)."""
     summary = RunSummary(run=run, nodes=nodes)
     executed = [n for n in nodes if n.cache_source != Node.CacheSource.INHERITED]
     summary.total_tokens = sum(n.total_tokens for n in executed)

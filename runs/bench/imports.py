@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from runs.engine.analysis.bench import figure, peak_memory
+from runs.bench.measure import figure, peak_memory
 from runs.engine.imports.service import import_path
 from runs.models import Run
 
@@ -65,6 +65,8 @@ def import_figures() -> list[dict[str, Any]]:
     return [
         figure(
             f"import: peak memory of a {LARGE:,}-step tracker log ÷ a {SMALL:,}-step one",
-            large_peak, small_peak, 1.5,
+            large_peak,
+            small_peak,
+            1.5,
         )  # fmt: skip
     ]

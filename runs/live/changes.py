@@ -160,7 +160,7 @@ async def waiter(
     run_id: int, alias: str = "default", session: Any = None
 ) -> AsyncIterator[Poller | Listener]:
     """What a stream of ``run_id`` waits on: a ``Listener`` on a connection of its own on
-    PostgreSQL — ``session``, the one holding the stream's slot (``runs.slots``), which its
+    PostgreSQL — ``session``, the one holding the stream's slot (``runs.live.slots``), which its
     owner closes; else one opened here and closed when the stream ends — and a ``Poller`` on
     SQLite, and on PostgreSQL too, logged, if it refuses the connection or the triggers are
     missing, so the page still updates."""

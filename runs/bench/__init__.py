@@ -1,0 +1,18 @@
+"""Everything ``rewind_bench`` measures, and the apps it measures with (``pipelines``).
+
+Each figure is a ratio to an anchor measured beside it in the same process, never an absolute
+time. Imported only by ``rewind_bench`` and the tests (``rooms.py``: benchmarks live apart); it
+may import anything of the app, nothing of the product imports it.
+
+- ``measure``   the primitives every figure uses: best_time, peak_memory, figure
+- ``replays``   cached steps and whole replays against bare Burr, bytes stored, diffs
+- ``noise``     the noise rule's false-alarm and miss rates on labelled simulated cases
+- ``bisect``    how many forks a bisect makes on relays with a planted step
+- ``batches``   batch counterfactuals and replays on queue workers
+- ``capture``   what the capture adds to a call, per HTTP library
+- ``recording`` ``rewind_hooks`` on a user's program against Burr's tracker
+- ``imports``   importing a tracker directory
+- ``pages``     the dashboard: the 500-step run page, step → browser latency
+- ``lists``     the runs list, compare page and search at 50,000 runs
+- ``memory``    a worker's memory over thousands of replays
+"""

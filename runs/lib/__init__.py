@@ -1,0 +1,4 @@
+"""Helpers that import nothing of the app (no model, no engine, no view): canonical JSON and
+content hashes (``hashing``), the JSON every edge parses (``jsontext``), word-level text
+differences (``words``). Both the rows and the engine use them; they may import only the
+standard library and Django's utilities."""
