@@ -70,3 +70,7 @@ def parse_json(text: str, *, depth: int = MAX_VALUE_DEPTH) -> Any:
         raise JSONTextError(f"not valid JSON ({exc.msg} at position {exc.pos})") from None
     except (ValueError, RecursionError) as exc:
         raise JSONTextError(f"not valid JSON: {exc}") from None
+
+
+def pretty_json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)

@@ -55,7 +55,7 @@ class LineageCounts:
 
 
 def kind_of_run() -> Case:
-    """A run's kind in SQL (the same rule as ``runs.pages.compare.describe_change``): a stability
+    """A run's kind in SQL (the same rule as ``runs.pages.change.describe_change``): a stability
     sample; a replay (no override, or its parent's own override at its parent's step: a replay
     of a fork); otherwise a fork. Reads the parent's columns: join ``parent``."""
     same_change = Q(fork_sequence_id=F("parent__fork_sequence_id")) & Q(

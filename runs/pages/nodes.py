@@ -1,5 +1,6 @@
-"""The state after a step, and what the step changed in it, for the inspector (Burr's own UI
-shows both; a step's output alone hides what it read and what else stood in state).
+"""What the inspector shows of a step: the calls it made with their stored request and answer
+(``step_calls``), and the state after it with what the step changed in it (Burr's own UI shows
+both; a step's output alone hides what it read and what else stood in state).
 
 Burr's persister rows hold each step's state (``BurrState``, one row per step of the run that
 executed it): a step's row is looked up under the run and step that really executed it
@@ -17,7 +18,8 @@ from django.db.models import Q
 
 from runs.engine.analysis.diff import diff_values
 from runs.engine.execution.persister import PARTITION_KEY
-from runs.models import BurrState, Node
+from runs.lib.jsontext import pretty_json
+from runs.models import BurrState, LLMCacheEntry, Node, ToolCacheEntry
 
 SHOWN = 200  # changed leaves listed; the whole state is one click away
 
@@ -76,3 +78,58 @@ def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, An
                 )
                 changes.append({**leaf, "path": path})
     return changes
+
+
+CALL_BODY_SHOWN = 20_000  # characters of a request or answer shown in the inspector
+
+
+@dataclass
+class CallRow:
+    """One HTTP call a step made, as the inspector lists it (``Node.calls`` + its entry)."""
+
+    call: dict[str, Any]
+    request: str = ""  # what the key was taken over (redacted), pretty JSON
+    answer: str = ""  # the answer as stored (a stream: its events)
+    cut: bool = False
+
+    @property
+    def uncaptured(self) -> bool:
+        return self.call.get("kind") == "uncaptured"
+
+
+def _shown(text: str) -> tuple[str, bool]:
+    return (text[:CALL_BODY_SHOWN], True) if len(text) > CALL_BODY_SHOWN else (text, False)
+
+
+def step_calls(node: Node) -> list[CallRow]:
+    """The calls of ``node`` with their stored request and answer: at most two queries (the
+    LLM and the tool entries they used), none for a step that made no call."""
+    calls = [c for c in node.calls or [] if isinstance(c, dict)]
+    wanted: dict[str, list[int]] = {"llm": [], "tool": []}
+    for call in calls:
+        table, _, pk = str(call.get("entry", "")).partition(":")
+        if table in wanted and pk.isdigit():
+            wanted[table].append(int(pk))
+    entries: dict[str, Any] = {}
+    if wanted["llm"]:
+        entries.update(
+            (f"llm:{e.pk}", e) for e in LLMCacheEntry.objects.filter(pk__in=wanted["llm"])
+        )
+    if wanted["tool"]:
+        entries.update(
+            (f"tool:{e.pk}", e) for e in ToolCacheEntry.objects.filter(pk__in=wanted["tool"])
+        )
+    rows = []
+    for call in calls:
+        entry = entries.get(str(call.get("entry", "")))
+        row = CallRow(call)
+        if entry is not None:
+            stored = entry.response if isinstance(entry, LLMCacheEntry) else entry.result
+            row.request = pretty_json(
+                entry.request if isinstance(entry, LLMCacheEntry) else entry.args
+            )
+            text = stored.get("text") if isinstance(stored, dict) else None
+            answer = text if text is not None else "(binary answer, stored as base64)"
+            row.answer, row.cut = _shown(answer)
+        rows.append(row)
+    return rows

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from runs.models import Run
 from runs.models.search import RUN_ID, search_runs
-from runs.pages.compare import describe_change
+from runs.pages.change import describe_change
 
 # Runs offered without a search: the newest of the compared runs' lineages, the newest others.
 LINEAGE_RUNS = 10

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseStopPolling
 
-from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted
+from runs.budgets import admitted
 from runs.engine.analysis.batches import (
     BatchRequest,
     Selection,
@@ -32,7 +32,7 @@ from runs.engine.forking.overrides import current_fields
 from runs.forms import field_text
 from runs.models import Batch, Node, Run
 from runs.tasks import enqueue_run
-from runs.views.common import _get_batch, _get_node, _get_run, _go
+from runs.views.common import create_or_refuse, get_batch, get_node, get_run, navigate
 
 BATCHES_PER_PAGE = 25
 SOURCES_PER_PAGE = 50
@@ -90,7 +90,7 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
     """Summary first (per outcome, the flip rate and its interval), then one page of sources.
     While runs of the batch execute, the live region polls itself (htmx) or the page
     refreshes (no JS); the poll is answered 286 once every run has finished."""
-    batch = _get_batch(batch_id)
+    batch = get_batch(batch_id)
     form = PageForm(request.GET)
     if not form.is_valid():
         return HttpResponseBadRequest("bad parameter: " + form.errors.as_text())
@@ -111,8 +111,8 @@ def batch_new(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespon
     """Apply one change of this step to the recorded runs of the pipeline: every run is
     resolved before anything is written, the whole batch is admitted within the budget or
     refused, then its runs are queued and the batch page opens."""
-    run = _get_run(run_id)
-    node = _get_node(run, sequence_id)
+    run = get_run(run_id)
+    node = get_node(run, sequence_id)
     try:
         spec = get_pipeline(run.pipeline).node(node.name)
     except PipelineError as exc:
@@ -125,15 +125,9 @@ def batch_new(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespon
     form = BatchForm(names, request.POST or None, initial=initial)
     status = 200
     if request.method == "POST":
-        status = 400
-        if form.is_valid():
-            try:
-                batch = _make_batch(request, run, node, form)
-            except BudgetExceeded as exc:
-                form.add_error(None, str(exc))
-                batch, status = None, BUDGET_STATUS
-            if batch is not None:
-                return _go(request, reverse("batch-detail", args=[batch.pk]))
+        batch, status = create_or_refuse(form, lambda: _make_batch(request, run, node, form))
+        if batch is not None:
+            return navigate(request, reverse("batch-detail", args=[batch.pk]))
         chosen = form.data.get("field", chosen)
     matching = Selection(pipeline=run.pipeline).queryset().count()
     context = {

@@ -25,7 +25,7 @@ from runs.engine.errors import BisectError
 from runs.forms import BisectForm
 from runs.models import Run
 from runs.tasks import bisect_task
-from runs.views.common import _get_run, _go
+from runs.views.common import get_run, navigate
 
 TEMPLATE = "runs/bisect.html"
 
@@ -36,7 +36,7 @@ def bisect_page(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
     form = BisectForm(request.POST if request.method == "POST" else request.GET)
     if not form.is_valid():
         return HttpResponseBadRequest("bad parameter: " + form.errors.as_text())
-    good_run, bad_run = _get_run(run_a), _get_run(run_b)
+    good_run, bad_run = get_run(run_a), get_run(run_b)
     name = form.cleaned_data["outcome"]
     if request.method == "POST":
         try:
@@ -48,7 +48,7 @@ def bisect_page(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
             return render(request, TEMPLATE, {**context, "error": str(exc)}, status=400)
         started = bisect_task.enqueue(good_run.pk, bad_run.pk, name, request.user.pk)
         query = urlencode({"outcome": name, "task": started.id})
-        return _go(request, f"{reverse('compare-bisect', args=[run_a, run_b])}?{query}")
+        return navigate(request, f"{reverse('compare-bisect', args=[run_a, run_b])}?{query}")
     context = page_context(good_run, bad_run, name, form.cleaned_data["task"])
     if request.htmx:
         response = render(request, f"{TEMPLATE}#bisect-result", context)

@@ -16,9 +16,10 @@ from runs.engine.analysis.diff import diff_runs
 from runs.engine.execution.artifacts import artifact_text
 from runs.forms import CompareForm, ComparePickForm, RunSearchForm
 from runs.models import Node, Run
-from runs.pages.compare import describe_change, relation, side_by_side, step_rows
+from runs.pages.change import describe_change, relation
+from runs.pages.compare import side_by_side, step_rows
 from runs.pages.picker import compare_choices, find_choices, run_id
-from runs.views.common import _get_run, _partial
+from runs.views.common import get_run, render_partial
 
 
 @require_GET
@@ -68,9 +69,9 @@ def compare(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
     if not form.is_valid():
         return HttpResponseBadRequest("bad parameter: " + form.errors.as_text())
     if run_a == run_b:  # the picker says why, with A chosen and B left to choose
-        _get_run(run_a)  # an unknown run is still a 404
+        get_run(run_a)  # an unknown run is still a 404
         return _picker(request, ComparePickForm(QueryDict(f"a={run_a}&b={run_b}")), status=400)
-    a, b = _get_run(run_a), _get_run(run_b)
+    a, b = get_run(run_a), get_run(run_b)
     result = diff_runs(a, b)
     only_different = form.cleaned_data["only"] == "different"
     nodes_a = list(a.nodes.order_by("sequence_id"))
@@ -101,7 +102,7 @@ def compare(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
         # The outcomes the runs disagree on, offered to bisect (steps already loaded).
         context["choices"] = differing(a, b, nodes_a, nodes_b)
         context["lineage_choices"], context["recent_choices"] = compare_choices(a, b)
-    return _partial(request, "runs/compare.html", "diff", context)
+    return render_partial(request, "runs/compare.html", "diff", context)
 
 
 def _step(parent_nodes: list[Node], child: Run) -> Node | None:

@@ -11,7 +11,7 @@ from runs.engine.analysis.batches.suite import build_suite
 from runs.engine.analysis.export import ExportFiles, build_export, zip_export
 from runs.engine.errors import RewindError
 from runs.models import Run
-from runs.views.common import _get_batch, _get_run
+from runs.views.common import get_batch, get_run
 
 
 class ExportForm(forms.Form):
@@ -31,7 +31,7 @@ class ExportForm(forms.Form):
 
 @require_GET
 def run_export(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = _get_run(run_id)
+    run = get_run(run_id)
     form = ExportForm(request.GET)
     if not form.is_valid():
         return HttpResponse(
@@ -47,7 +47,7 @@ def run_export(request: HttpRequest, run_id: int) -> HttpResponse:
 @require_GET
 def batch_export(request: HttpRequest, batch_id: int) -> HttpResponse:
     """``rewind_export --batch``'s files: one test per source run, one fixture."""
-    batch = _get_batch(batch_id)
+    batch = get_batch(batch_id)
     try:
         suite = build_suite(batch)
     except RewindError as exc:  # not finished, nothing to assert, a row it needs is gone

@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseStopPolling
 
-from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted
+from runs.budgets import admitted
 from runs.engine.analysis.projection import projected_cost
 from runs.engine.apps.domains import Choice, Number
 from runs.engine.apps.registry import get_pipeline
@@ -33,7 +33,7 @@ from runs.forms import field_text
 from runs.models import Grid, Node, Run
 from runs.pages.grids import build_matrix, leaf_paths, load_grid
 from runs.tasks import enqueue_run
-from runs.views.common import _get_node, _get_run, _go
+from runs.views.common import create_or_refuse, get_node, get_run, navigate
 
 GRIDS_PER_PAGE = 25
 FINISHED = tuple(Run.FINISHED)
@@ -170,8 +170,8 @@ def _spec(run: Run, node: Node) -> Any:
 def grid_new(request: HttpRequest, run_id: int, sequence_id: int) -> HttpResponse:
     """ "Try several values" of one field of a step: validate every value, then fork once per
     value in one transaction (a bad value writes nothing), queue the forks, open the grid."""
-    run = _get_run(run_id)
-    node = _get_node(run, sequence_id)
+    run = get_run(run_id)
+    node = get_node(run, sequence_id)
     spec = _spec(run, node)
     current = current_fields(spec, node)
     names = list(current)
@@ -189,17 +189,11 @@ def grid_new(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespons
     form = GridForm(names, request.POST or None, initial=initial)
     status = 200
     if request.method == "POST":
-        status = 400  # unless the grid is made below
-        if form.is_valid():
-            try:
-                grid = _make_grid(request, run, node, form)
-            except BudgetExceeded as exc:
-                form.add_error(None, str(exc))
-                grid, status = None, BUDGET_STATUS
-            if grid is not None:
-                for row in grid.rows.select_related("run"):
-                    enqueue_run(row.run)
-                return _go(request, reverse("grid-detail", args=[grid.pk]))
+        grid, status = create_or_refuse(form, lambda: _make_grid(request, run, node, form))
+        if grid is not None:
+            for row in grid.rows.select_related("run"):
+                enqueue_run(row.run)
+            return navigate(request, reverse("grid-detail", args=[grid.pk]))
         chosen = form.data.get("field", chosen)
     context = {
         "run": run,

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_http_methods
 from runs.engine.errors import RewindError
 from runs.forms import ImportForm
 from runs.pages.imports import report_view
-from runs.views.common import _partial
+from runs.views.common import render_partial
 
 
 @require_http_methods(["GET", "POST"])
@@ -33,7 +33,7 @@ def import_page(request: HttpRequest) -> HttpResponse:
                 form.add_error(None, form.hide_password(str(exc)))
             else:
                 status = 200
-    response = _partial(
+    response = render_partial(
         request, "runs/import.html", "import-panel", {"form": form, "report": report}
     )
     response.status_code = status

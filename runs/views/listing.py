@@ -35,19 +35,18 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
-from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted
+from runs.budgets import admitted
 from runs.engine.analysis.outcomes.values import OutcomeValue
 from runs.engine.analysis.projection import NewRun, projected_cost
 from runs.engine.apps.registry import pipeline_names
-from runs.engine.errors import RewindError
 from runs.forms import ORIGIN_CHOICES, NewRunForm, PageForm, PipelinePickForm, RunFilterForm
 from runs.models import Node, Run
 from runs.models.lineage import LineageCounts, Placed, lineage_counts, place_lineages
 from runs.models.search import search_runs
-from runs.pages.compare import LIST_VALUE_CHARS, Change, describe_change
+from runs.pages.change import LIST_VALUE_CHARS, Change, describe_change
 from runs.pages.outcomes import list_outcomes
 from runs.tasks import enqueue_run
-from runs.views.common import _get_run, _go, _partial
+from runs.views.common import create_or_refuse, get_run, navigate, render_partial
 
 RUNS_PER_PAGE = 25
 LINEAGE_PER_PAGE = 50
@@ -208,7 +207,7 @@ def run_list(request: HttpRequest) -> HttpResponse:
     if not filters.is_valid():
         return HttpResponseBadRequest("bad filter: " + filters.errors.as_text())
     context = _run_list_context(filters, NewRunForm())
-    return _partial(request, "runs/run_list.html", "run-table", context)
+    return render_partial(request, "runs/run_list.html", "run-table", context)
 
 
 def _run_list_context(filters: RunFilterForm, new_run_form: NewRunForm) -> dict:
@@ -257,8 +256,8 @@ def run_lineage(request: HttpRequest, run_id: int) -> HttpResponse:
     form = PageForm(request.GET)
     if not form.is_valid():
         return HttpResponseBadRequest("bad parameter: " + form.errors.as_text())
-    run = _get_run(run_id)
-    root = run if (run.root_id or run.pk) == run.pk else _get_run(run.root_id)
+    run = get_run(run_id)
+    root = run if (run.root_id or run.pk) == run.pk else get_run(run.root_id)
     runs = Run.objects.filter(root_id=root.pk).order_by("-created_at", "-id")
     page = page_of_runs(runs, form.cleaned_data["page"], LINEAGE_PER_PAGE)
     places = [Placed(r, 0, names_parent=r.parent_id is not None) for r in page.object_list]
@@ -288,22 +287,19 @@ def run_create(request: HttpRequest) -> HttpResponse:
             return HttpResponseBadRequest("bad parameter: " + pick.errors.as_text())
         return _new_run_page(request, NewRunForm(pipeline=pick.chosen()), status=200)
     form = NewRunForm(request.POST)
-    status = 400
-    if form.is_valid():
-        wanted = NewRun(form.pipeline_name)
-        try:
-            with admitted(request.user, lambda: projected_cost(wanted)) as admission:
-                run = form.create()
-                admission.record(run)
-        except BudgetExceeded as exc:
-            form.add_error(None, str(exc))
-            status = BUDGET_STATUS
-        except RewindError:
-            pass  # the form holds the reason
-        else:
-            enqueue_run(run)
-            return _go(request, reverse("run-detail", args=[run.pk]))
+    run, status = create_or_refuse(form, lambda: _make_run(request, form))
+    if run is not None:
+        enqueue_run(run)
+        return navigate(request, reverse("run-detail", args=[run.pk]))
     return _new_run_page(request, form, status=status)
+
+
+def _make_run(request: HttpRequest, form: NewRunForm) -> Run:
+    """The queued run, admitted within the user's budget; an engine refusal is on the form."""
+    with admitted(request.user, lambda: projected_cost(NewRun(form.pipeline_name))) as admission:
+        run = form.create()
+        admission.record(run)
+    return run
 
 
 def _new_run_page(request: HttpRequest, form: NewRunForm, status: int) -> HttpResponse:

@@ -17,16 +17,12 @@ from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError, RewindError
 from runs.engine.forking.forks import change_preview, fork_at, provider_switch
 from runs.forms import ForkForm
+from runs.lib.jsontext import pretty_json
 from runs.models import Node, Run
 from runs.pages.imports import step_spans
-from runs.pages.nodes import step_state
-from runs.pages.runs import (
-    cache_help,
-    pretty_json,
-    step_calls,
-    unregistered,
-)
-from runs.views.common import _get_node, _get_run, _opened
+from runs.pages.nodes import step_calls, step_state
+from runs.pages.runs import cache_help, unregistered, why_unregistered
+from runs.views.common import get_node, get_run, go_to_opened
 from runs.views.runs import graph_context, header_change, run_context, run_steps
 
 # What an inspector swap also updates: the graph and the timeline (to highlight the step)
@@ -78,8 +74,8 @@ def node_detail(request: HttpRequest, run_id: int, sequence_id: int) -> HttpResp
     """The inspector beside the run's graph: the whole page, or (htmx, a click on a step) the
     inspector with the graph, timeline and stream swapped out of band to highlight the step.
     Constant queries: the run, the step, the run's steps (and the page's cache usage)."""
-    run = _get_run(run_id)
-    node = _get_node(run, sequence_id)
+    run = get_run(run_id)
+    node = get_node(run, sequence_id)
     steps = run_steps(run)
     selected = next(step for step in steps if step.pk == node.pk)
     inspector = _inspector_context(run, node, steps)
@@ -98,25 +94,22 @@ def node_detail(request: HttpRequest, run_id: int, sequence_id: int) -> HttpResp
     return response
 
 
-def _fork_spec(run: Run, node: Node):
-    try:
-        return get_pipeline(run.pipeline).node(node.name)
-    except PipelineError as exc:
-        raise Http404(str(exc)) from None
-
-
 @require_http_methods(["GET", "POST"])
 def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpResponse:
-    run = _get_run(run_id)
-    node = _get_node(run, sequence_id)
-    reason = unregistered(run)
-    if reason:  # no form that could only fail: what to register instead (a POST: 400)
-        template = "runs/node_fork.html#fork-editor" if request.htmx else "runs/node_fork.html"
-        context = {"run": run, "node": node, "unregistered": reason}
+    run = get_run(run_id)
+    node = get_node(run, sequence_id)
+    template = "runs/node_fork.html#fork-editor" if request.htmx else "runs/node_fork.html"
+    try:  # the app, resolved once for everything this request asks of the fork
+        pipeline = get_pipeline(run.pipeline)
+    except PipelineError as exc:  # no form that could only fail: what to register instead
+        context = {"run": run, "node": node, "unregistered": why_unregistered(run, exc)}
         return render(request, template, context, status=400 if request.method == "POST" else 200)
-    spec = _fork_spec(run, node)
+    try:
+        spec = pipeline.node(node.name)
+    except PipelineError as exc:
+        raise Http404(str(exc)) from None
     form = ForkForm(spec, node, request.POST or None)
-    switch = provider_switch(run)
+    switch = provider_switch(run, pipeline)
     error, status = None, 200
     if request.method == "POST":
         status = 400  # unless the fork is made below
@@ -128,16 +121,18 @@ def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespon
             try:
                 # The form parsed the one changed field; that value is the fork's override.
                 override = None if replay else form.override
-                wanted = fork_at(run, node, override, live=live, provider=provider)
+                wanted = fork_at(
+                    run, node, override, pipeline=pipeline, live=live, provider=provider
+                )
                 opened = open_within_budget(request.user, wanted)
             except BudgetExceeded as exc:
                 error, status = str(exc), BUDGET_STATUS
             except RewindError as exc:
                 error = str(exc)  # e.g. the run is still running: nothing was written
             else:
-                return _opened(request, opened)
+                return go_to_opened(request, opened)
     try:
-        preview = change_preview(run, node) if run.is_finished else None
+        preview = change_preview(run, node, pipeline) if run.is_finished else None
     except RewindError:
         preview = None
     context = {
@@ -148,5 +143,4 @@ def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespon
         "preview": preview,
         "provider_switch": switch,
     }
-    template = "runs/node_fork.html#fork-editor" if request.htmx else "runs/node_fork.html"
     return render(request, template, context, status=status)

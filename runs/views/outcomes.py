@@ -15,13 +15,13 @@ from runs.engine.analysis.outcomes.dashboard import add_outcome, remove_outcome
 from runs.engine.errors import OutcomeError
 from runs.forms import OutcomeForm
 from runs.pages.outcomes import outcome_panel
-from runs.views.common import _get_run, _go
+from runs.views.common import get_run, navigate
 from runs.views.runs import run_context, run_steps
 
 
 def _answer(request: HttpRequest, run, form: OutcomeForm | None, status: int) -> HttpResponse:
     if status < 400 and not request.htmx:
-        return _go(request, reverse("run-detail", args=[run.pk]) + "#outcomes")
+        return navigate(request, reverse("run-detail", args=[run.pk]) + "#outcomes")
     panel = outcome_panel(run, form)
     if request.htmx:
         return render(
@@ -36,7 +36,7 @@ def _answer(request: HttpRequest, run, form: OutcomeForm | None, status: int) ->
 
 @require_POST
 def outcome_add(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = _get_run(run_id)
+    run = get_run(run_id)
     form = OutcomeForm(request.POST)
     if form.is_valid():
         try:
@@ -50,7 +50,7 @@ def outcome_add(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @require_POST
 def outcome_remove(request: HttpRequest, run_id: int, outcome_id: int) -> HttpResponse:
-    run = _get_run(run_id)
+    run = get_run(run_id)
     if not remove_outcome(run.pipeline, outcome_id):
         raise Http404(f"{run.pipeline} has no dashboard outcome {outcome_id}")
     return _answer(request, run, None, 200)

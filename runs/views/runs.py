@@ -43,7 +43,7 @@ from runs.engine.forking.replays import replay_request
 from runs.live import changes, slots
 from runs.live.changes import Cursor
 from runs.models import Node, Run
-from runs.pages.compare import LIST_VALUE_CHARS, Change, describe_change
+from runs.pages.change import LIST_VALUE_CHARS, Change, describe_change
 from runs.pages.graph import RUNNING, run_graph
 from runs.pages.imports import sub_applications
 from runs.pages.outcomes import outcome_panel
@@ -52,15 +52,12 @@ from runs.pages.runs import (
     CACHE_SOURCE_HELP,
     STEP_COLUMNS,
     Step,
-    Timeline,
     render_markdown,
     summarise,
-    timeline,
-    timeline_delta_html,
-    timeline_rows_html,
     unregistered,
 )
-from runs.views.common import _get_run, _go, _start, _start_fork
+from runs.pages.timeline import Timeline, timeline, timeline_delta_html, timeline_rows_html
+from runs.views.common import get_run, navigate, start_fork, start_run
 
 SSE_MAX_SECONDS = 600  # a stream ends after this; the browser reconnects (EventSource does)
 SSE_KEEPALIVE_SECONDS = 15  # a comment line while nothing happens, so proxies keep it open
@@ -218,7 +215,7 @@ def _update_since(request: HttpRequest, run_id: int, cursor: Cursor, step: int |
 
 @require_GET
 def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = _get_run(run_id)
+    run = get_run(run_id)
     context = {**run_context(run, run_steps(run)), "change": header_change(run)}
     return render(request, "runs/run_detail.html", context)
 
@@ -285,7 +282,7 @@ async def run_events(request: HttpRequest, run_id: int) -> HttpResponse:
     query = _live_query(request)
     if isinstance(query, HttpResponse):
         return query
-    await sync_to_async(_get_run)(run_id)  # 404 before the stream starts
+    await sync_to_async(get_run)(run_id)  # 404 before the stream starts
     slot = await slots.claim(user.pk)
     if slot is None:  # over the cap: the page's poller carries the updates
         return _too_many_streams()
@@ -326,7 +323,7 @@ async def run_events(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @require_GET
 def run_artifact(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = _get_run(run_id)
+    run = get_run(run_id)
     path = artifact_file(run)
     if path is None:
         raise Http404(f"run {run.pk} has no artifact")
@@ -340,28 +337,28 @@ def run_artifact(request: HttpRequest, run_id: int) -> HttpResponse:
 
 @require_POST
 def run_resume(request: HttpRequest, run_id: int) -> HttpResponse:
-    run = _get_run(run_id)
-    return _start(request, lambda: resume_run(run))
+    run = get_run(run_id)
+    return start_run(request, lambda: resume_run(run))
 
 
 @require_POST
 def run_replay(request: HttpRequest, run_id: int) -> HttpResponse:
     """Replay unchanged; a replay of this run still on its way is opened instead (a double
     submit), a finished one is not (asking again checks again)."""
-    run = _get_run(run_id)
+    run = get_run(run_id)
     reason = unregistered(run)
     if reason:  # the replay would be queued and fail in the worker: say what to register
         return HttpResponseBadRequest(reason)
-    return _start_fork(request, lambda: replay_request(run), "this replay")
+    return start_fork(request, lambda: replay_request(run), "this replay")
 
 
 @require_POST
 def run_cancel(request: HttpRequest, run_id: int) -> HttpResponse:
     """Cancel a queued or running run (any signed-in user may: every user sees every run),
     then show its page; 409 when it has already finished."""
-    run = _get_run(run_id)
+    run = get_run(run_id)
     try:
         cancel_run(run, by=request.user.get_username())
     except RunFinished as exc:
         return HttpResponse(str(exc), status=409, content_type="text/plain; charset=utf-8")
-    return _go(request, reverse("run-detail", args=[run.pk]))
+    return navigate(request, reverse("run-detail", args=[run.pk]))

@@ -22,7 +22,7 @@ from runs.engine.providers.config import (
 )
 from runs.forms import SettingsForm
 from runs.models import ProviderSettings
-from runs.views.common import _go
+from runs.views.common import navigate
 
 
 @require_http_methods(["GET", "POST"])
@@ -37,7 +37,7 @@ def provider_settings(request: HttpRequest) -> HttpResponse:
                 setattr(saved, name, form.cleaned_data[name])
             saved.updated_by = request.user.get_username()
             saved.save()
-            return _go(request, reverse("settings"))
+            return navigate(request, reverse("settings"))
         status = 400
     else:
         form = SettingsForm(

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 from django_htmx.http import HttpResponseStopPolling
 
-from runs.budgets import BUDGET_STATUS, BudgetExceeded, admitted
+from runs.budgets import admitted
 from runs.engine.analysis.noise import (
     FAILED,
     MAX_SAMPLES,
@@ -26,11 +26,10 @@ from runs.engine.analysis.noise import (
     stability,
 )
 from runs.engine.analysis.projection import projected_cost
-from runs.engine.errors import RewindError
 from runs.models import Node, Run
 from runs.pages.grids import hash_colour
 from runs.tasks import enqueue_run
-from runs.views.common import _get_run, _go
+from runs.views.common import create_or_refuse, get_run, navigate
 
 DEFAULT_SAMPLES = 5
 
@@ -136,34 +135,32 @@ def _chosen(run: Run, request: HttpRequest) -> dict[str, Any] | None:
     return form.cleaned_data if form.is_valid() else None
 
 
+def _make_samples(request: HttpRequest, run: Run, form: SampleForm) -> list[Run]:
+    """k samples of ``run`` admitted within the user's budget (nothing written otherwise)."""
+    k = form.cleaned_data["k"]
+    wanted = sample_request(run, k, form.cleaned_data["node"])
+    project = partial(projected_cost, *[wanted] * k, what=f"these {k} samples")
+    with admitted(request.user, project) as admission:
+        samples = make_samples(run, k, request=wanted)
+        admission.record(*samples)
+    return samples
+
+
 @require_http_methods(["GET", "POST"])
 def run_stability(request: HttpRequest, run_id: int) -> HttpResponse:
     """GET: the page (htmx polls its live region while samples run; 286 once all finished).
     POST: make k samples, queue them, come back here; a refusal is a 400 with the form."""
-    run = _get_run(run_id)
+    run = get_run(run_id)
     if request.method == "POST":
         nodes = list(run.nodes.order_by("sequence_id"))
         form = SampleForm(nodes, request.POST)
-        status = 400
-        if form.is_valid():
-            k = form.cleaned_data["k"]
-            try:
-                wanted = sample_request(run, k, form.cleaned_data["node"])
-                project = partial(projected_cost, *[wanted] * k, what=f"these {k} samples")
-                with admitted(request.user, project) as admission:
-                    samples = make_samples(run, k, request=wanted)
-                    admission.record(*samples)
-            except BudgetExceeded as exc:
-                form.add_error(None, str(exc))
-                status = BUDGET_STATUS
-            except RewindError as exc:
-                form.add_error(None, str(exc))
-            else:
-                for sample in samples:
-                    enqueue_run(sample)
-                # Back to the page with the form as it was sent (k and the step kept).
-                chosen = urlencode({"k": k, "node": form.cleaned_data["node"]})
-                return _go(request, f"{reverse('run-stability', args=[run.pk])}?{chosen}")
+        samples, status = create_or_refuse(form, lambda: _make_samples(request, run, form))
+        if samples is not None:
+            for sample in samples:
+                enqueue_run(sample)
+            # Back to the page with the form as it was sent (k and the step kept).
+            chosen = urlencode({"k": form.cleaned_data["k"], "node": form.cleaned_data["node"]})
+            return navigate(request, f"{reverse('run-stability', args=[run.pk])}?{chosen}")
         return render(request, "runs/stability.html", _context(run, form), status=status)
     context = _context(run, chosen=_chosen(run, request))
     if request.htmx:

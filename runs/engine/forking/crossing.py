@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import ForkError
 from runs.engine.forking import preview
 from runs.engine.forking.forks import Fork, make_fork, refuse_other_provider
@@ -64,7 +63,7 @@ def cross(first: Fork, field: str, value: Any, *, from_text: bool = True) -> Cro
             f"{other} replaces what {first.target.name} produces, so it does not execute and "
             f"a change of {one} would change nothing; cross two inputs of the step instead"
         )
-    spec = get_pipeline(first.source.pipeline).node(first.target.name)
+    spec = first.pipeline.node(first.target.name)
     second = parse_override(spec, first.target, field, value, from_text=from_text)
     refuse_other_provider(first, then=second)
     return Crossed(first, second)
@@ -78,7 +77,11 @@ def make_crossed(cell: Crossed, parent: Run) -> Run:
         raise ForkError(f"run {parent.pk} is not the first fork of this crossed cell")
     first = cell.first
     # The provider: the parent's snapshot already carries a switch the first fork asked for.
-    return make_fork(Fork(parent, first.target, cell.second, first.live, first.allow_network))
+    return make_fork(
+        Fork(
+            parent, first.target, cell.second, first.live, first.allow_network, None, first.pipeline
+        )
+    )
 
 
 def preview_crossed(cell: Crossed) -> dict[str, Any]:
@@ -86,5 +89,10 @@ def preview_crossed(cell: Crossed) -> dict[str, Any]:
     both changes (what the second fork will re-execute)."""
     first = cell.first
     return preview.preview(
-        first.source, first.target, first.override, live=first.live, then=cell.second
+        first.source,
+        first.target,
+        first.override,
+        first.pipeline,
+        live=first.live,
+        then=cell.second,
     )

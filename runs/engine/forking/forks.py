@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import re
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
 
 from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.registry import get_pipeline
+from runs.engine.apps.specs import Pipeline
 from runs.engine.calls.keys import PROVIDER_IDENTITIES
-from runs.engine.errors import ForkError, RewindError
+from runs.engine.errors import ForkError
 from runs.engine.forking import preview
 from runs.engine.forking.overrides import Override, parse_override
 from runs.engine.providers.config import (
@@ -39,6 +40,8 @@ class Fork:
     # What answers the fork's llm calls when not the source's ("simulator" | "endpoint"):
     # asked for by name (``--provider``), never taken silently from this process's settings.
     provider: str | None = None
+    # The source's app, resolved once (``fork_at``) and read by everything the fork asks after.
+    pipeline: Pipeline | BurrApp | None = field(default=None, compare=False, repr=False)
 
 
 _NUMBER = re.compile(r"[0-9]{1,9}")
@@ -83,7 +86,9 @@ def resolve_fork(
     otherwise it is already a JSON value (the API)."""
     check_finished(source)
     target = find_node(source, node)
+    pipeline = get_pipeline(source.pipeline)
     options = {
+        "pipeline": pipeline,
         "live": live,
         "allow_network": allow_network,
         "provider": provider,
@@ -91,7 +96,7 @@ def resolve_fork(
     }
     if field is None:
         return fork_at(source, target, None, **options)
-    spec = get_pipeline(source.pipeline).node(target.name)
+    spec = pipeline.node(target.name)
     if getattr(spec, "artifact", False) and field == "output" and from_text:
         from_text = False  # an artifact's output is text, not JSON
     override = parse_override(spec, target, field, value, from_text=from_text)
@@ -103,43 +108,42 @@ def fork_at(
     target: Node,
     override: Override | None,
     *,
+    pipeline: Pipeline | BurrApp | None = None,
     live: bool = False,
     allow_network: bool = False,
     provider: str | None = None,
     check_provider: bool = True,
 ) -> Fork:
     """A fork at ``target`` (a step of ``source``) with an override already parsed — by the
-    fork editor's form, which parses the one field that changed. ``check_provider=False``
-    (a replay) leaves the provider check to the worker's first call."""
+    fork editor's form, which parses the one field that changed. ``pipeline``: the source's
+    app when the caller has resolved it already. ``check_provider=False`` (a replay) leaves
+    the provider check to the worker's first call."""
     check_finished(source)
     # An app this server does not know (an imported run's, another server's) is refused
     # here, before a row is written, not queued to fail in the worker.
-    get_pipeline(source.pipeline)
+    if pipeline is None:
+        pipeline = get_pipeline(source.pipeline)
     if provider is not None and provider not in PROVIDER_IDENTITIES:
         raise ForkError(f"--provider is {' or '.join(PROVIDER_IDENTITIES)}, not {provider!r}")
     if provider == identity_of(source.provider):
         provider = None  # what answered the source answers the fork: nothing to switch
-    fork = Fork(source, target, override, live, allow_network, provider)
+    fork = Fork(source, target, override, live, allow_network, provider, pipeline)
     if check_provider:
         refuse_other_provider(fork)
     return fork
 
 
-def _rewind_answers(source: Run) -> bool:
-    """Rewind's provider answers ``source``'s llm calls: a declared pipeline this server knows.
-    A Burr app's own client decides where its calls go (each records what answered); an app
-    this server does not know is refused by the fork itself."""
-    try:
-        return not isinstance(get_pipeline(source.pipeline), BurrApp)
-    except RewindError:
-        return False
+def _rewind_answers(pipeline: Pipeline | BurrApp) -> bool:
+    """Rewind's provider answers the llm calls of ``pipeline``'s runs: a declared pipeline.
+    A Burr app's own client decides where its calls go (each records what answered)."""
+    return not isinstance(pipeline, BurrApp)
 
 
-def provider_switch(source: Run) -> str | None:
+def provider_switch(source: Run, pipeline: Pipeline | BurrApp) -> str | None:
     """The provider identity this process's configuration would answer ``source``'s forks
     as, when it is not the one that answered ``source`` (a fork must then ask for it by
     name); None when they agree, or when Rewind's provider does not answer them."""
-    if not _rewind_answers(source):
+    if not _rewind_answers(pipeline):
         return None
     configured = current_config().identity
     return configured if configured != identity_of(source.provider) else None
@@ -151,7 +155,7 @@ def refuse_other_provider(fork: Fork, then: Override | None = None) -> None:
     configuration is the one that counts. A fork the cache answers whole (an unchanged replay,
     a replay of a recorded fork) calls nobody, and is not refused. ``then``: a second change at
     the same step, made by a fork of ``fork`` (a crossed grid's cell); the walk applies both."""
-    if not _rewind_answers(fork.source):
+    if not _rewind_answers(fork.pipeline):
         return
     identity = fork.provider or identity_of(fork.source.provider)
     config = current_config()
@@ -159,7 +163,9 @@ def refuse_other_provider(fork: Fork, then: Override | None = None) -> None:
         return
     if fork.provider is None and not fork.live:
         # Walk the cache the way the fork will: refused only if an llm call would go out.
-        walked = preview.preview(fork.source, fork.target, fork.override, live=False, then=then)
+        walked = preview.preview(
+            fork.source, fork.target, fork.override, fork.pipeline, live=False, then=then
+        )
         if not any(s["kind"] == "llm" and s["will_be"] == "live" for s in walked["steps"]):
             return
     try:
@@ -175,7 +181,7 @@ def check_finished(source: Run) -> None:
 
 def preview_fork(fork: Fork) -> dict[str, Any]:
     """The dirty set of a fork that has not been made: what would run live, at what cost."""
-    return preview.preview(fork.source, fork.target, fork.override, live=fork.live)
+    return preview.preview(fork.source, fork.target, fork.override, fork.pipeline, live=fork.live)
 
 
 def create_fork(source: Run, node: str, field: str | None = None, value: Any = None, **kw) -> Run:
@@ -335,7 +341,7 @@ def inherited_copy(node: Node, fork: Run) -> Node:
     return copy  # tokens, cost and latency stay 0: this run paid nothing for the step
 
 
-def change_preview(source: Run, target: Node) -> dict[str, Any]:
+def change_preview(source: Run, target: Node, pipeline: Pipeline | BurrApp) -> dict[str, Any]:
     """The dirty set of changing any input of ``target`` (not its output): which steps would
     re-execute live and the projected tokens — what the fork editor shows before a fork."""
-    return preview.change_preview(source, target)
+    return preview.change_preview(source, target, pipeline)

@@ -18,7 +18,7 @@ from burr.core import State
 from burr.core.action import Action
 from burr.lifecycle import PostRunStepHook, PreRunStepHook
 
-from runs.engine.apps.registry import get_pipeline
+from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.specs import Pipeline
 from runs.engine.calls.cache import pinned_pk
 from runs.engine.execution.actions import RunContext, StepRecord
@@ -67,14 +67,14 @@ def preview(
     source: Run,
     target: Node,
     override: Override | None,
+    pipeline: Pipeline | BurrApp,
     *,
     live: bool = False,
     then: Override | None = None,
 ) -> dict[str, Any]:
-    """The plan of forking ``source`` at ``target`` with ``override`` (None: unchanged);
-    ``then``: and forking that fork at the same step with a second field (a crossed grid's
-    cell, ``forking.crossing``), which inherits ``override``."""
-    pipeline = get_pipeline(source.pipeline)
+    """The plan of forking ``source`` (a run of ``pipeline``) at ``target`` with ``override``
+    (None: unchanged); ``then``: and forking that fork at the same step with a second field (a
+    crossed grid's cell, ``forking.crossing``), which inherits ``override``."""
     steps = list(source.nodes.order_by("sequence_id"))
     overrides = effective_overrides(source, start=target.sequence_id)
     for change in (override, then):
@@ -91,11 +91,10 @@ def preview(
     return _plan(pipeline, steps, target, walk, overrides, live=live)
 
 
-def change_preview(source: Run, target: Node) -> dict[str, Any]:
+def change_preview(source: Run, target: Node, pipeline: Pipeline | BurrApp) -> dict[str, Any]:
     """The plan of changing some input of ``target`` (not its output) to a value not yet
     known — what the fork editor shows before a value is typed: ``target`` goes live and the
     steps after it are expected."""
-    pipeline = get_pipeline(source.pipeline)
     steps = list(source.nodes.order_by("sequence_id"))
     overrides = effective_overrides(source, start=target.sequence_id)
     return _plan(pipeline, steps, target, _Walk.stopped_at(target), overrides, live=False)
