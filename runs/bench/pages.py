@@ -76,7 +76,7 @@ def _run_with_steps(count: int, status: str = Run.Status.COMPLETED) -> Run:
         started_at=started,
         finished_at=started + timedelta(milliseconds=10 * count) if status != "running" else None,
     )
-    Run.objects.filter(pk=run.pk).update(root=run)
+    Run.objects.make_root(run)
     Node.objects.bulk_create(_step(run, seq) for seq in range(count))
     return run
 

@@ -39,6 +39,13 @@ class RunQuerySet(models.QuerySet):
         )
         return changed == 1
 
+    def make_root(self, run: Run) -> None:
+        """``run`` is its own root — a new run, a recorded program's, an imported app without
+        a parent — in one UPDATE (its id exists only once it is inserted); the instance says
+        so too."""
+        update_where(Run, {"root": run.pk}, {"id": run.pk})
+        run.root = run
+
     def with_parent(self, pk: int) -> Run:
         """The run ``pk`` with its parent (``run.parent`` costs no query), in one statement
         the ORM does not build: every run executed is loaded this way, and building

@@ -18,13 +18,12 @@ higher one, since the split is not known). A model with no price gives an unknow
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db.models import Count, Q, Sum
 
-from runs.engine.calls.pricing import price
+from runs.engine.calls.pricing import price, total_cost
 from runs.engine.forking.crossing import Crossed, preview_crossed
 from runs.engine.forking.forks import Fork, preview_fork
 from runs.models import Node, Run
@@ -93,7 +92,7 @@ def _fork(fork: Fork | Crossed) -> Estimate:
     live = {s["sequence_id"]: s["projected_tokens"] for s in plan["steps"] if s["projected_tokens"]}
     nodes = fork.source.nodes.filter(sequence_id__in=list(live)).defer("inputs", "output", "prompt")
     costs = [_step_cost(node, live[node.sequence_id]) for node in nodes]
-    return Estimate(plan["projected_tokens"], _sum(costs))
+    return Estimate(plan["projected_tokens"], total_cost(costs))
 
 
 def _step_cost(node: Node, tokens: int) -> Decimal | None:
@@ -107,15 +106,6 @@ def _step_cost(node: Node, tokens: int) -> Decimal | None:
     if rates is None:
         return None
     return (rates[1] * tokens / Decimal(1_000_000)).quantize(_MICRO)
-
-
-def _sum(costs: Iterable[Decimal | None]) -> Decimal | None:
-    total = Decimal(0)
-    for cost in costs:
-        if cost is None:
-            return None
-        total += cost
-    return total
 
 
 def _new_run(request: NewRun) -> Estimate:

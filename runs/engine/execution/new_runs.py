@@ -182,6 +182,5 @@ def create_run(
             provider=snapshot,
             mode=Run.Mode.LIVE if live else Run.Mode.CACHE,
         )
-        Run.objects.filter(pk=run.pk).update(root=run)
-        run.root_id = run.pk
+        Run.objects.make_root(run)
     return run

@@ -283,8 +283,7 @@ class ProgramRecorder(
                     heartbeat_at=started,
                 )
             )
-            update_where(Run, {"root": run.pk}, {"id": run.pk})
-            run.root_id = run.pk
+            Run.objects.make_root(run)
         self.run = run
         self.recorder.ctx.run_id = run.pk
 

@@ -150,8 +150,7 @@ class RunWriter:
             heartbeat_at=timezone.now(),
         )
         if parent is None:
-            Run.objects.filter(pk=run.pk).update(root=run)
-            run.root = run
+            Run.objects.make_root(run)
         else:
             self._inherit(run, parent)
         self.created = True
