@@ -181,7 +181,7 @@ NOISE_MISS_GOAL = 0.25  # a miss still shows in the diff as a changed field, onl
 
 
 def noise_figures() -> list[dict]:
-    """The noise rule's false-alarm and miss rates on the simulated cases of ``noise_eval``
+    """The noise rule's false-alarm and miss rates on the simulated cases above
     (rates, not times: the same on every machine)."""
     rates = measure()
     cases = f"{rates.cases} cases, k = {rates.samples} samples at temperature > 0"

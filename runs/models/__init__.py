@@ -3,6 +3,13 @@ importable from here (``from runs.models import Run``).
 
 Numbers that describe *how* a step ran (latency, tokens, cost) live on ``Node``; what a step
 *produced* lives in Burr state (``BurrState``) and, hashed, on ``Node.output_sha256``.
+
+Beside the rows, how rows are written and found: ``sql`` (the statements every run sends,
+written once rather than built by the ORM per call), ``search`` (finding runs through an
+index), ``lineage`` (a page of roots with their newest descendants, bounded by the page) and
+``indexes`` (the runs table's indexes). These are not re-exported: import them by module.
+
+May import: Django and ``runs.lib``; never the engine, a view or a page.
 """
 
 # isort: off

@@ -20,6 +20,7 @@ from typing import Any
 from django.utils.html import escape
 from django.utils.safestring import SafeString
 
+from runs.engine.analysis.diff import RunDiff
 from runs.engine.analysis.leaves import ROOT_LABEL
 from runs.engine.calls.pricing import total_cost
 from runs.lib.words import WordDiff, is_long, shown, word_diff
@@ -173,7 +174,7 @@ def _run_cost(nodes: Iterable[Node]) -> Decimal | None:
 
 
 def step_rows(
-    result: dict[str, Any], nodes_a: Sequence[Node], nodes_b: Sequence[Node]
+    result: RunDiff, nodes_a: Sequence[Node], nodes_b: Sequence[Node]
 ) -> tuple[list[StepRow], Totals]:
     """Every aligned step of ``diff_runs``' ``changes`` with its deltas, and the run totals.
 
@@ -182,11 +183,11 @@ def step_rows(
     by_seq_a = {n.sequence_id: n for n in nodes_a}
     by_seq_b = {n.sequence_id: n for n in nodes_b}
     visits: dict[str, int] = {}
-    for change in result["changes"]:
+    for change in result.changes:
         visits[change["name"]] = visits.get(change["name"], 0) + 1
     seen: dict[str, int] = {}
     rows: list[StepRow] = []
-    for change in result["changes"]:
+    for change in result.changes:
         name = change["name"]
         seen[name] = seen.get(name, 0) + 1
         node_a = (

@@ -42,7 +42,7 @@ FINISHED = Progress()
 
 
 def progress(run: Run, nodes: Sequence[Any]) -> Progress:
-    """``nodes`` are the run's steps in order (``Node`` or ``presenters.Step``)."""
+    """``nodes`` are the run's steps in order (``Node`` or ``pages.runs.Step``)."""
     if run.is_finished:
         return FINISHED
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from django import forms
 from django.contrib import messages
@@ -57,7 +58,12 @@ def navigate(request: HttpRequest, url: str) -> HttpResponse:
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 
 
-def create_or_refuse[Made](
+# A TypeVar, not PEP 695's syntax: the layout's checks (../shared/tools/rooms.py) parse this
+# code with the tools' Python, 3.11.
+Made = TypeVar("Made")
+
+
+def create_or_refuse(  # noqa: UP047
     form: forms.Form, make: Callable[[], Made | None]
 ) -> tuple[Made | None, int]:
     """The one rule of every form that makes something (a run, samples, a grid, a batch):

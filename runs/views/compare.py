@@ -77,7 +77,6 @@ def compare(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
     nodes_a = list(a.nodes.order_by("sequence_id"))
     nodes_b = list(b.nodes.order_by("sequence_id"))
     steps, totals = step_rows(result, nodes_a, nodes_b)
-    identical = result["first_divergence"] is None and not result["artifact"]["differs"]
     text_a, text_b = artifact_text(a), artifact_text(b)
     context = {
         "a": a,
@@ -93,8 +92,8 @@ def compare(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
         "totals": totals,
         "any_field_changed": any(s.leaves for s in steps),
         "only_different": only_different,
-        "identical": identical and result["trajectory_equal"],
-        "node_count": len(result["nodes"]),
+        "identical": result.identical,
+        "node_count": len(result.nodes),
         "has_artifacts": text_a is not None or text_b is not None,
         "artifact_blocks": side_by_side(text_a or "", text_b or ""),
     }

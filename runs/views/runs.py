@@ -4,7 +4,7 @@ Live updates are deltas. A page knows where it stands — the last step it shows
 status it shows (``changes.Cursor``, in its stream's and its poller's URLs as ``after`` and
 ``status``) — and an update carries only what changed since: the run's header, its graph
 (its size is the pipeline's, not the run's), the axis, the steps to come, and the rows of the
-steps after ``after``, each appended out of band (``presenters.timeline_delta_html``). Every
+steps after ``after``, each appended out of band (``pages.timeline.timeline_delta_html``). Every
 region is a partial of ``run_detail.html`` that the page renders too. The event stream sends
 an update when the run's marker moves (PostgreSQL: woken by a notification; SQLite: the
 marker read every 0.1 s); the polling fallback asks every 3 s and gets 204 while nothing
@@ -94,7 +94,7 @@ def _live_query(request: HttpRequest) -> LiveQuery | HttpResponse:
 
 def run_steps(run: Run) -> list[Step]:
     """A run's steps in order, with the columns the page reads (1 query, no model instances:
-    see ``presenters.Step``)."""
+    see ``pages.runs.Step``)."""
     rows = run.nodes.order_by("sequence_id").values_list(*STEP_COLUMNS)
     return [Step._make(row) for row in rows]
 
@@ -168,7 +168,7 @@ def run_context(run: Run, nodes: list[Step], selected: Step | None = None) -> di
 def _rescaled(cursor: Cursor, line: Timeline) -> bool:
     """True if the bars a page at ``cursor`` shows were drawn to another axis than ``line``'s:
     the update then sends the whole timeline (an axis only moves when the run outgrows it —
-    a few times per tenfold; see ``presenters.NICE_STEPS``)."""
+    a few times per tenfold; see ``pages.timeline.NICE_STEPS``)."""
     was = line.scale_at(cursor.after, cursor.finished)
     return was is not None and was != line.scale_ms
 

@@ -1,12 +1,13 @@
 """What is read from runs once they exist.
 
 - ``leaves``   the leaves of a value and their paths (shared by diff and noise)
-- ``diff``     ``diff_values``, ``align``, ``diff_runs``, ``format_diff``
-- ``noise``    stability samples and beyond-/within-noise verdicts of a fork's changes
-- ``noise_eval`` the noise rule's false-alarm and miss rates on simulated cases (bench)
-- ``export``   a run as a self-contained pytest file and a fixture of what it read
+- ``diff``     ``diff_values``, ``align``, ``diff_runs`` (a ``RunDiff``), ``format_diff``
+- ``noise``    stability samples and beyond-/within-noise verdicts of a fork's changes (its
+  false-alarm and miss rates are measured by ``runs.bench.noise``)
+- ``export/``  a run as a self-contained pytest file and a fixture of what it read
 - ``report``   the run object of the CLI/HTTP JSON contract
-- ``bench``    ``rewind_bench``'s figures, each a ratio to an anchor measured beside it
+- ``bisect``   which step decided an outcome: forks that swap one step's output
+- ``batches/`` batch counterfactuals: one change applied to many recorded runs
 - ``projection`` ``projected_cost``: what a request is expected to spend live (budgets)
 - ``outcomes/`` a run's named results (``analyse.best_group``, ``state.answer``) and their
   checks, computed when a run is shown

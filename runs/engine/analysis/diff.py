@@ -25,6 +25,7 @@ import difflib
 import json
 from collections import deque
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, fields
 from itertools import chain, compress, count, repeat
 from math import copysign
 from operator import and_, eq, is_, not_
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ROOT_LABEL",
+    "RunDiff",
     "align",
     "diff_runs",
     "diff_values",
@@ -501,16 +503,47 @@ def _same(node_a: Node | None, node_b: Node | None) -> bool:
     return bool(node_a.output_sha256) or _canonical(node_a.output) == _canonical(node_b.output)
 
 
-def diff_runs(run_a: Run, run_b: Run) -> dict[str, Any]:
-    """Compare two runs; the result is the ``rewind_diff --json`` object plus extras.
+@dataclass(frozen=True)
+class RunDiff:
+    """Two runs compared (:func:`diff_runs`). Its parts are the ``rewind_diff --json`` object's
+    (``as_json``): the contract's ``a``, ``b`` (run ids), ``first_divergence`` (``{"node",
+    "sequence_id", "fields": [{"path", "a", "b"}]}`` or None), ``nodes`` (``[{"name",
+    "a_sha256", "b_sha256", "same"}]`` in aligned order), ``artifact`` (``{"a_sha256",
+    "b_sha256", "differs"}``), and ``verdicts`` when A has stability samples (per changed leaf,
+    whether B's value is beyond A's noise: :mod:`runs.engine.analysis.noise`); and the extras
+    the dashboard reads: ``changes`` (every aligned step with its full :func:`diff_values`
+    fields), ``artifact_diff`` (unified text), ``trajectory_equal``, ``nondeterministic`` (steps
+    whose own code gave different writes) and ``tokens`` (``{"a", "b"}`` totals)."""
 
-    Contract keys: ``a``, ``b`` (run ids), ``first_divergence`` (``{"node", "sequence_id",
-    "fields": [{"path", "a", "b"}]}`` or None), ``nodes`` (``[{"name", "a_sha256",
-    "b_sha256", "same"}]`` in aligned order), ``artifact`` (``{"a_sha256", "b_sha256",
-    "differs"}``). Extras for the dashboard: ``changes`` (every aligned step with its full
-    :func:`diff_values` fields), ``artifact_diff`` (unified text), ``trajectory_equal`` and
-    ``tokens`` (``{"a", "b"}`` totals). When A has stability samples, also ``verdicts``: per
-    changed leaf, whether B's value is beyond A's noise (:mod:`runs.engine.analysis.noise`).
+    a: int
+    b: int
+    first_divergence: dict[str, Any] | None
+    nodes: list[dict[str, Any]]
+    artifact: dict[str, Any]
+    changes: list[dict[str, Any]]
+    artifact_diff: str
+    trajectory_equal: bool
+    nondeterministic: list[dict[str, Any]]
+    tokens: dict[str, int]
+    verdicts: list[dict[str, Any]] | None = None  # None: A has no samples
+
+    @property
+    def identical(self) -> bool:
+        """No step and no artifact differs, and the trajectory hashes are equal."""
+        return (
+            self.first_divergence is None and not self.artifact["differs"] and self.trajectory_equal
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        """The ``rewind_diff --json`` object: every part, ``verdicts`` only when A has samples."""
+        result = {part.name: getattr(self, part.name) for part in fields(self)}
+        if self.verdicts is None:
+            del result["verdicts"]
+        return result
+
+
+def diff_runs(run_a: Run, run_b: Run) -> RunDiff:
+    """Compare two runs (:class:`RunDiff`).
 
     The first divergence is the first aligned step whose output hash differs or which one
     side lacks; its ``sequence_id`` is B's (the run being inspected, usually the fork),
@@ -573,38 +606,39 @@ def diff_runs(run_a: Run, run_b: Run) -> dict[str, Any]:
     artifact_sha_a = run_a.artifact_sha256 or file_sha_a
     artifact_sha_b = run_b.artifact_sha256 or file_sha_b
 
-    result = {
-        "a": run_a.pk,
-        "b": run_b.pk,
-        "first_divergence": first_divergence,
-        "nodes": nodes,
-        "artifact": {
+    judged = None
+    if run_a.sample_count:
+        # Only a sampled run knows its noise; one more query, for its samples' steps.
+        from runs.engine.analysis.noise import verdicts
+
+        judged = [v.as_json() for v in verdicts(run_a, nodes_a, nodes_b, changes)]
+    return RunDiff(
+        a=run_a.pk,
+        b=run_b.pk,
+        first_divergence=first_divergence,
+        nodes=nodes,
+        artifact={
             "a_sha256": artifact_sha_a,
             "b_sha256": artifact_sha_b,
             "differs": artifact_sha_a != artifact_sha_b,
         },
-        "changes": changes,
-        "artifact_diff": unified_artifact_diff(
+        changes=changes,
+        artifact_diff=unified_artifact_diff(
             text_a,
             text_b,
             # Labels name runs, never server paths.
             f"run {run_a.pk}" + ("" if run_a.artifact_sha256 else " (no artifact)"),
             f"run {run_b.pk}" + ("" if run_b.artifact_sha256 else " (no artifact)"),
         ),
-        "trajectory_equal": bool(run_a.trajectory_sha256)
+        trajectory_equal=bool(run_a.trajectory_sha256)
         and run_a.trajectory_sha256 == run_b.trajectory_sha256,
-        "nondeterministic": nondeterministic,
-        "tokens": {
+        nondeterministic=nondeterministic,
+        tokens={
             "a": sum(n.total_tokens for n in nodes_a),
             "b": sum(n.total_tokens for n in nodes_b),
         },
-    }
-    if run_a.sample_count:
-        # Only a sampled run knows its noise; one more query, for its samples' steps.
-        from runs.engine.analysis.noise import verdicts
-
-        result["verdicts"] = [v.as_json() for v in verdicts(run_a, nodes_a, nodes_b, changes)]
-    return result
+        verdicts=judged,
+    )
 
 
 def _fields(node_a: Node | None, node_b: Node | None) -> list[dict[str, Any]]:
@@ -670,17 +704,16 @@ def _short_sha(sha: str | None, width: int, ellipsis: str = "") -> str:
     return sha[:width] + ellipsis if sha else "—"
 
 
-def format_diff(result: dict[str, Any]) -> str:
+def format_diff(result: RunDiff) -> str:
     """Human-readable text of a :func:`diff_runs` result, for ``rewind_diff`` without --json.
 
     The first divergence comes first with its changed leaves as ``path  old → new`` (an added
-    or removed leaf shows ``(absent)`` on the missing side), then a per-node table, then the
-    artifact verdict. Only the contract keys are required; the extras refine the output when
-    present (``changes`` tells added/removed apart from a null value).
+    or removed leaf shows ``(absent)`` on the missing side; ``changes`` tells added/removed
+    apart from a null value), then a per-node table, then the artifact verdict.
     """
-    lines: list[str] = [f"diff run {result['a']} → run {result['b']}"]
-    nodes = result["nodes"]
-    divergence = result["first_divergence"]
+    lines: list[str] = [f"diff run {result.a} → run {result.b}"]
+    nodes = result.nodes
+    divergence = result.first_divergence
 
     if divergence is None:
         lines.append(f"no divergence: {len(nodes)}/{len(nodes)} nodes identical")
@@ -710,27 +743,23 @@ def format_diff(result: dict[str, Any]) -> str:
             f"{'same' if node['same'] else 'DIFFERENT'}"
         )
 
-    artifact = result["artifact"]
+    artifact = result.artifact
     lines.append("")
     lines.append(
         f"artifact  {_short_sha(artifact['a_sha256'], 8, '…')} → "
         f"{_short_sha(artifact['b_sha256'], 8, '…')}  "
         f"differs: {'true' if artifact['differs'] else 'false'}"
     )
-    if "trajectory_equal" in result:
-        verdict = "identical" if result["trajectory_equal"] else "different"
-        lines.append(f"trajectory hash {verdict}")
-    if "tokens" in result:
-        lines.append(f"tokens  a={result['tokens']['a']}  b={result['tokens']['b']}")
+    verdict = "identical" if result.trajectory_equal else "different"
+    lines.append(f"trajectory hash {verdict}")
+    lines.append(f"tokens  a={result.tokens['a']}  b={result.tokens['b']}")
     return "\n".join(lines) + "\n"
 
 
-def _change_kinds(result: dict[str, Any]) -> dict[str, str]:
-    """``path → change`` for the divergent step, from the ``changes`` extra when present.
-
-    The divergent step is by definition the first step in ``changes`` that is not the same.
-    """
-    for change in result.get("changes", ()):
+def _change_kinds(result: RunDiff) -> dict[str, str]:
+    """``path → change`` for the divergent step: the first step in ``changes`` that is not
+    the same is by definition the divergent one."""
+    for change in result.changes:
         if not change["same"]:
             return {f["path"]: f["change"] for f in change["fields"]}
     return {}

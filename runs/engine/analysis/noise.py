@@ -159,7 +159,7 @@ NUMBER_MARGIN = 0.5
 # farthest "nearest other reference" among the references themselves. At 1 a fresh draw is
 # the most isolated of k + 2 exchangeable texts about 1 time in k + 2 (14 % at k = 5, 12 %
 # measured); 1.4 is the smallest step (of 1.25, 1.3, 1.4, 1.5) that brings the measured false
-# alarms under 5 % at k = 5 (noise_eval, rewind_bench), at the price of more misses (19 % at
+# alarms under 5 % at k = 5 (runs.bench.noise, rewind_bench), at the price of more misses (19 % at
 # 1.25, 24 % at 1.4). A spread of 0.72 or more (1 / 1.4) leaves no room: texts that vary that
 # much make every new text within-noise.
 TEXT_MARGIN = 1.4

@@ -85,8 +85,8 @@ def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
         from runs.engine.analysis.diff import diff_runs  # diff reads files: only when needed
 
         diff = diff_runs(source, replay)
-        result["first_divergence"] = diff["first_divergence"]
-        result["nondeterministic"] = diff["nondeterministic"]
+        result["first_divergence"] = diff.first_divergence
+        result["nondeterministic"] = diff.nondeterministic
     identical = result["trajectory_equal"] and result["artifact_equal"] and tokens == 0 and not live
     result["verdict"] = "identical" if identical else "diverged"
     return result

@@ -25,11 +25,11 @@ class Command(RewindCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         result = diff_runs(self.get_run(options["run_a"]), self.get_run(options["run_b"]))
         if options["json"]:
-            self.print_json(result)
+            self.print_json(result.as_json())
             return
         self.stdout.write(format_diff(result))
-        if "verdicts" in result:
-            self.stdout.write(format_verdicts(result["verdicts"]))
+        if result.verdicts is not None:
+            self.stdout.write(format_verdicts(result.verdicts))
 
 
 def format_verdicts(verdicts: list[dict[str, Any]]) -> str:

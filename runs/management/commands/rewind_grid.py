@@ -87,10 +87,10 @@ class Command(RewindCommand):
             "run": fork.pk,
             "parent": fork.parent_id,  # the source, or (a crossed cell) the value's fork
             "status": fork.status,
-            "first_divergence": diff["first_divergence"],
+            "first_divergence": diff.first_divergence,
             "artifact_sha256": fork.artifact_sha256 or None,
-            "artifact_differs": diff["artifact"]["differs"],
-            "changed_nodes": [n["name"] for n in diff["nodes"] if not n["same"]],
+            "artifact_differs": diff.artifact["differs"],
+            "changed_nodes": [n["name"] for n in diff.nodes if not n["same"]],
             # Per step (``steps``): "=" the parent's output, A, B, C… one per distinct other
             # output of the step down the grid, "" failed or not reached.
             "letters": [c.letter for c in row.cells],

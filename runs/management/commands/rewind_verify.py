@@ -74,7 +74,7 @@ class Command(RewindCommand):
             "nodes 3+ re-executed",
         )
         diff = diff_runs(run, fork)
-        first = diff["first_divergence"] or {}
+        first = diff.first_divergence or {}
         paths = [f["path"] for f in first.get("fields", [])]
         self.record(
             first.get("node") == target.name and any("cost_scale" in p for p in paths),
