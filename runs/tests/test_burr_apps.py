@@ -159,7 +159,7 @@ def completed(run: Run) -> Run:
 def aligned(diff: dict[str, Any]) -> list[tuple[str, bool, bool]]:
     """The diff's aligned steps: (name, present in a, present in b)."""
     return [
-        (n["name"], n["a_sha256"] is not None, n["b_sha256"] is not None) for n in diff["nodes"]
+        (n["name"], n["a_sha256"] is not None, n["b_sha256"] is not None) for n in diff.nodes
     ]
 
 
@@ -311,7 +311,7 @@ def test_writes_override_flips_the_branch_and_the_diff_names_the_branch_point(ch
     assert not any(to == "answer_question" for _, to, _ in edges)
 
     diff = diff_runs(parent, child)
-    divergence = diff["first_divergence"]
+    divergence = diff.first_divergence
     assert divergence["node"] == "decide_mode"
     assert divergence["sequence_id"] == 3
     assert divergence["fields"] == [{"path": "mode", "a": "answer_question", "b": "generate_code"}]
@@ -319,7 +319,7 @@ def test_writes_override_flips_the_branch_and_the_diff_names_the_branch_point(ch
     assert ("answer_question", True, False) in layout  # only the parent took it
     assert ("generate_code", False, True) in layout  # only the fork took it
     assert layout[:4] == [(name, True, True) for name in TURN_1[:4]]
-    assert [n["same"] for n in diff["nodes"][:3]] == [True, True, True]
+    assert [n["same"] for n in diff.nodes[:3]] == [True, True, True]
 
 
 # --- 4. a state. override that changes the route ----------------------------------------------
@@ -341,8 +341,8 @@ def test_state_override_of_a_read_key_changes_the_route(chat, provider):
     assert refusal["type"] == "error"
 
     diff = diff_runs(parent, child)
-    assert diff["first_divergence"]["node"] == "check_safety"
-    assert diff["first_divergence"]["fields"] == [{"path": "safe", "a": True, "b": False}]
+    assert diff.first_divergence["node"] == "check_safety"
+    assert diff.first_divergence["fields"] == [{"path": "safe", "a": True, "b": False}]
     assert ("decide_mode", True, False) in aligned(diff)
     assert ("answer_question", True, False) in aligned(diff)
 
@@ -359,7 +359,7 @@ def test_state_override_of_the_prompt_reroutes_the_llm_decision(chat, provider):
     assert decided.output == {"mode": "generate_code"}
     assert names(child) == [*TURN_1[:4], "generate_code", "response"]
     assert CODE_REQUEST in json.dumps(provider.chat_requests[before]["messages"])
-    assert diff_runs(parent, child)["first_divergence"]["node"] == "decide_mode"
+    assert diff_runs(parent, child).first_divergence["node"] == "decide_mode"
 
 
 # --- 5. a fork at the second visit of a looping step ------------------------------------------
@@ -383,9 +383,9 @@ def test_fork_at_the_second_visit_of_the_counter_loop(apps):
     assert [n.inputs["reads"]["counter"] for n in nodes[1:4]] == [7, 8, 9]
 
     diff = diff_runs(parent, child)
-    assert diff["first_divergence"]["node"] == "counter"
-    assert diff["first_divergence"]["sequence_id"] == 1
-    assert diff["first_divergence"]["fields"] == [{"path": "counter", "a": 2, "b": 8}]
+    assert diff.first_divergence["node"] == "counter"
+    assert diff.first_divergence["sequence_id"] == 1
+    assert diff.first_divergence["fields"] == [{"path": "counter", "a": 2, "b": 8}]
     assert sum(1 for name, a, b in aligned(diff) if name == "counter" and a and not b) == 6
 
 
@@ -409,8 +409,8 @@ def test_fork_at_the_second_turn_of_the_chat(chat, provider):
     assert nodes[3].output_sha256 == step(parent, "decide_mode").output_sha256
 
     diff = diff_runs(parent, child)
-    assert diff["first_divergence"]["node"] == "decide_mode"
-    assert diff["first_divergence"]["sequence_id"] == 9
+    assert diff.first_divergence["node"] == "decide_mode"
+    assert diff.first_divergence["sequence_id"] == 9
     layout = aligned(diff)
     assert ("generate_code", True, False) in layout
     assert layout.count(("answer_question", True, True)) == 1
@@ -782,8 +782,8 @@ def test_email_input_override_loops_back_to_the_draft(email_run, provider):
     assert redraft.cache_source == Node.CacheSource.LIVE and redraft.total_tokens > 0
     assert "Make it friendlier" in json.dumps(provider.chat_requests[before]["messages"])
     diff = diff_runs(parent, child)
-    assert diff["first_divergence"]["node"] == "process_feedback"
-    assert {"path": "feedback", "a": "", "b": "Make it friendlier"} in diff["first_divergence"][
+    assert diff.first_divergence["node"] == "process_feedback"
+    assert {"path": "feedback", "a": "", "b": "Make it friendlier"} in diff.first_divergence[
         "fields"
     ]
 
@@ -800,7 +800,7 @@ def test_email_writes_override_skipping_a_turn_still_feeds_each_step_its_inputs(
     assert names(child) == [n for n in EMAIL_STEPS if n != "clarify_instructions"]
     assert step(child, "process_feedback").inputs["inputs"] == {"feedback": ""}
     diff = diff_runs(parent, child)
-    assert diff["first_divergence"]["node"] == "determine_clarifications"
+    assert diff.first_divergence["node"] == "determine_clarifications"
     assert ("clarify_instructions", True, False) in aligned(diff)
 
 
@@ -878,7 +878,7 @@ def test_async_app_fork_flips_the_branch_and_replays(provider):
     # The poem is asked after a different first answer: its chat history changed, so it is new.
     assert step(child, "generate_poem").cache_source == Node.CacheSource.LIVE
     assert len(simulator.requests) == before + 2
-    assert diff_runs(parent, child)["first_divergence"]["node"] == "decide_mode"
+    assert diff_runs(parent, child).first_divergence["node"] == "decide_mode"
 
     provider.stop()
     for source in (parent, child):

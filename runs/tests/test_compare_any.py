@@ -13,9 +13,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from runs.lib.hashing import content_sha256
+from runs.lib.words import word_diff
 from runs.models import Run
 from runs.pages import picker
-from runs.pages.compare import side_by_side, word_diff
+from runs.pages.compare import side_by_side
 
 pytestmark = pytest.mark.django_db
 

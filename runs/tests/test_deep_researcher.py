@@ -417,7 +417,7 @@ def test_fork_at_web_research_with_another_query_searches_live(researched, servi
     assert other_url in step(child, "finalize_summary").output["running_summary"]
 
     diff = diff_runs(parent, child)
-    divergence = diff["first_divergence"]
+    divergence = diff.first_divergence
     assert divergence is not None
     assert divergence["sequence_id"] >= 1
     assert divergence["node"] in set(STEPS[1:])

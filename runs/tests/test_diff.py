@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from runs.engine.analysis.diff import (
+    RunDiff,
     align,
     diff_runs,
     diff_values,
@@ -220,18 +221,18 @@ def test_diff_runs_identical_runs() -> None:
 
     result = diff_runs(run_a, run_b)
 
-    assert result["a"] == run_a.pk and result["b"] == run_b.pk
-    assert result["first_divergence"] is None
-    assert [n["name"] for n in result["nodes"]] == ["load", "plan", "analyse", "write"]
-    assert all(n["same"] for n in result["nodes"])
-    assert all(n["a_sha256"] == n["b_sha256"] for n in result["nodes"])
-    assert result["artifact"] == {"a_sha256": None, "b_sha256": None, "differs": False}
-    assert result["artifact_diff"] == ""
-    assert result["trajectory_equal"] is True
-    assert result["tokens"] == {"a": 40, "b": 0}
-    assert all(c["fields"] == [] for c in result["changes"])
+    assert result.a == run_a.pk and result.b == run_b.pk
+    assert result.first_divergence is None
+    assert [n["name"] for n in result.nodes] == ["load", "plan", "analyse", "write"]
+    assert all(n["same"] for n in result.nodes)
+    assert all(n["a_sha256"] == n["b_sha256"] for n in result.nodes)
+    assert result.artifact == {"a_sha256": None, "b_sha256": None, "differs": False}
+    assert result.artifact_diff == ""
+    assert result.trajectory_equal is True
+    assert result.tokens == {"a": 40, "b": 0}
+    assert all(c["fields"] == [] for c in result.changes)
     # The contract keys, exactly (plus the documented extras).
-    assert set(result) == {
+    assert set(result.as_json()) == {
         "a",
         "b",
         "first_divergence",
@@ -243,9 +244,9 @@ def test_diff_runs_identical_runs() -> None:
         "nondeterministic",
         "tokens",
     }
-    assert result["nondeterministic"] == []
-    assert set(result["nodes"][0]) == {"name", "a_sha256", "b_sha256", "same"}
-    json.dumps(result)  # the --json output must serialise as is
+    assert result.nondeterministic == []
+    assert set(result.nodes[0]) == {"name", "a_sha256", "b_sha256", "same"}
+    json.dumps(result.as_json())  # the --json output must serialise as is
 
 
 @pytest.mark.django_db
@@ -256,14 +257,14 @@ def test_diff_runs_change_at_third_node() -> None:
 
     result = diff_runs(run_a, run_b)
 
-    assert result["first_divergence"] == {
+    assert result.first_divergence == {
         "node": "analyse",
         "sequence_id": 3,
         "fields": [{"path": "groups.A.total_cost", "a": 344.75, "b": 1034.25}],
     }
-    assert [n["same"] for n in result["nodes"]] == [True, True, False, True]
-    assert result["trajectory_equal"] is False
-    assert result["changes"][2]["fields"] == [
+    assert [n["same"] for n in result.nodes] == [True, True, False, True]
+    assert result.trajectory_equal is False
+    assert result.changes[2]["fields"] == [
         {"path": "groups.A.total_cost", "change": "changed", "a": 344.75, "b": 1034.25}
     ]
 
@@ -276,12 +277,12 @@ def test_diff_runs_extra_node_on_one_side() -> None:
 
     result = diff_runs(run_a, run_b)
 
-    assert [n["name"] for n in result["nodes"]] == ["load", "plan", "analyse", "check", "write"]
-    check = result["nodes"][3]
+    assert [n["name"] for n in result.nodes] == ["load", "plan", "analyse", "check", "write"]
+    check = result.nodes[3]
     assert check["a_sha256"] is None and check["b_sha256"] and check["same"] is False
     # "write" still pairs with "write" although B's is one step later.
-    assert result["nodes"][4]["same"] is True
-    assert result["first_divergence"] == {
+    assert result.nodes[4]["same"] is True
+    assert result.first_divergence == {
         "node": "check",
         "sequence_id": 4,
         "fields": [{"path": "ok", "a": None, "b": True}],
@@ -295,9 +296,9 @@ def test_diff_runs_step_missing_in_b_reports_a_sequence_id() -> None:
 
     result = diff_runs(run_a, run_b)
 
-    assert result["first_divergence"]["node"] == "write"
-    assert result["first_divergence"]["sequence_id"] == 4
-    assert result["nodes"][3]["b_sha256"] is None
+    assert result.first_divergence["node"] == "write"
+    assert result.first_divergence["sequence_id"] == 4
+    assert result.nodes[3]["b_sha256"] is None
 
 
 @pytest.mark.django_db
@@ -308,12 +309,12 @@ def test_diff_runs_artifacts_differ(tmp_path: Path, settings: Any) -> None:
 
     result = diff_runs(run_a, run_b)
 
-    assert result["artifact"]["differs"] is True
-    assert result["artifact"]["a_sha256"] == run_a.artifact_sha256
-    assert result["artifact"]["b_sha256"] == run_b.artifact_sha256
-    assert "-A costs 344.75" in result["artifact_diff"]
-    assert "+A costs 1034.25" in result["artifact_diff"]
-    assert " # Report" in result["artifact_diff"]
+    assert result.artifact["differs"] is True
+    assert result.artifact["a_sha256"] == run_a.artifact_sha256
+    assert result.artifact["b_sha256"] == run_b.artifact_sha256
+    assert "-A costs 344.75" in result.artifact_diff
+    assert "+A costs 1034.25" in result.artifact_diff
+    assert " # Report" in result.artifact_diff
 
 
 @pytest.mark.django_db
@@ -323,8 +324,8 @@ def test_diff_runs_missing_artifact_file_gives_empty_text(tmp_path: Path) -> Non
 
     result = diff_runs(run_a, run_b)
 
-    assert result["artifact"]["differs"] is False
-    assert result["artifact_diff"] == ""
+    assert result.artifact["differs"] is False
+    assert result.artifact_diff == ""
 
 
 @pytest.mark.django_db
@@ -355,6 +356,13 @@ def test_format_diff_shows_the_divergence() -> None:
     assert "differs: false" in text
 
 
+def run_diff(**parts: Any) -> RunDiff:
+    """A ``RunDiff`` from the contract's parts; the extras empty unless given."""
+    extras = {"changes": [], "artifact_diff": "", "trajectory_equal": False}
+    extras |= {"nondeterministic": [], "tokens": {"a": 0, "b": 0}}
+    return RunDiff(**(extras | parts))
+
+
 def test_format_diff_no_divergence_and_artifact_line() -> None:
     result = {
         "a": 1,
@@ -371,7 +379,7 @@ def test_format_diff_no_divergence_and_artifact_line() -> None:
         },
     }
 
-    text = format_diff(result)
+    text = format_diff(run_diff(**result))
 
     assert "no divergence: 2/2 nodes identical" in text
     assert "artifact  0f661db5… → af9df990…  differs: true" in text
@@ -396,7 +404,7 @@ def test_format_diff_added_removed_and_root_value() -> None:
         "changes": [{"name": "n", "sequence_id": 5, "same": False, "fields": changes}],
     }
 
-    text = format_diff(result)
+    text = format_diff(run_diff(**result))
 
     assert "first divergence: n (step 5)" in text
     assert "(value)  1 → 2" in text

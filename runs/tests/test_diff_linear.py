@@ -246,9 +246,9 @@ def test_diff_runs_shows_a_type_only_change_of_a_step() -> None:
 
     result = diff_runs(run_a, run_b)
 
-    assert [n["same"] for n in result["nodes"]] == [True, False]
-    assert result["first_divergence"]["node"] == "analyse"
-    assert exactly(result["first_divergence"]["fields"]) == exactly(
+    assert [n["same"] for n in result.nodes] == [True, False]
+    assert result.first_divergence["node"] == "analyse"
+    assert exactly(result.first_divergence["fields"]) == exactly(
         [{"path": "g6.rows[1].id", "a": 1, "b": 1.0}]
     )
 

@@ -42,7 +42,7 @@ def test_a_shipped_chatbot_log_is_forked_through_the_registered_chatbot(provider
     assert all(n.cache_source == Node.CacheSource.INHERITED for n in forked[:at])
     assert forked[at].name == "decide_mode" and forked[at].output["mode"] == "answer_question"
     assert forked[at + 1].name == "answer_question"
-    assert diff_runs(source, fork)["first_divergence"]["node"] == "decide_mode"
+    assert diff_runs(source, fork).first_divergence["node"] == "decide_mode"
 
 
 CHATBOT = "burr.examples.multi-modal-chatbot.application"
@@ -126,7 +126,7 @@ def test_a_tracked_program_imports_with_the_hashes_rewind_recorded_and_its_fork(
     assert [n.output_sha256 for n in theirs] == [n.output_sha256 for n in mine]
     assert first.trajectory_sha256 == recorded.trajectory_sha256
     # It diffs against the run Rewind recorded: the same trajectory, no divergence.
-    assert diff_runs(recorded, first)["first_divergence"] is None
+    assert diff_runs(recorded, first).first_divergence is None
     assert first.imported_from["project"] == "chatbot"
 
     # Burr's fork: its parent is the imported first app, steps 0–5 inherited from it.
@@ -137,7 +137,7 @@ def test_a_tracked_program_imports_with_the_hashes_rewind_recorded_and_its_fork(
     assert [n.sequence_id for n in steps] == list(range(len(steps)))
     assert all(n.cache_source == Node.CacheSource.INHERITED for n in steps[:6])
     assert [n.name for n in steps[6:]][0] == "prompt" and steps[-1].name == "response"
-    assert diff_runs(first, forked)["first_divergence"]["sequence_id"] == 6
+    assert diff_runs(first, forked).first_divergence["sequence_id"] == 6
     # No credential anywhere it was stored.
     stored = json.dumps([list(Run.objects.values()), list(Node.objects.values("calls",
                         "spans", "error", "raw_output"))], default=str)  # fmt: skip

@@ -28,7 +28,7 @@ from django.utils import timezone
 from runs.live import changes
 from runs.live.changes import Cursor
 from runs.models import Node, Run
-from runs.pages.runs import nice_ceiling
+from runs.pages.timeline import nice_ceiling
 from runs.pipelines.research import ORDER
 from runs.tests.test_run_events_view import blocks
 

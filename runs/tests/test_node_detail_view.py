@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from django.utils.html import escape
 
+from runs.lib.jsontext import pretty_json
 from runs.models import Node, Run
-from runs.pages.runs import CACHE_SOURCE_HELP, pretty_json
+from runs.pages.runs import CACHE_SOURCE_HELP
 
 pytestmark = pytest.mark.django_db
 

@@ -57,7 +57,7 @@ def test_a_deterministic_tool_change_on_a_sampled_warm_run_is_beyond_noise(warm_
     parent = sampled(warm_run, 4)
     fork = run_fork(parent, "analyse", "args.cost_scale", "3")
 
-    verdicts = by_node(diff_runs(parent, fork)["verdicts"])
+    verdicts = by_node(diff_runs(parent, fork).verdicts)
 
     analyse = {v["path"]: v for v in verdicts["analyse"]}
     assert analyse["params.cost_scale"] == {
@@ -75,7 +75,7 @@ def test_a_sample_against_its_run_is_all_within_noise(warm_run):
     parent = sampled(warm_run, 3)
     replay = parent.samples.order_by("pk").first()
 
-    verdicts = diff_runs(parent, replay)["verdicts"]
+    verdicts = diff_runs(parent, replay).verdicts
 
     assert verdicts  # the llm steps jittered
     assert {v["verdict"] for v in verdicts} == {WITHIN}
@@ -105,7 +105,7 @@ def test_without_samples_there_are_no_verdicts_and_no_extra_query(
     with django_assert_num_queries(2):  # each run's nodes, as before
         result = diff_runs(research_run, fork)
 
-    assert "verdicts" not in result
+    assert result.verdicts is None and "verdicts" not in result.as_json()
     assert "verdicts" not in json.loads(rewind_diff(str(research_run.pk), str(fork.pk), "--json"))
 
 
@@ -122,7 +122,7 @@ def test_steps_no_sample_re_executed_have_no_samples(research_run, run_fork):
     parent = sampled(research_run, 2, compose)
     fork = run_fork(parent, "analyse", "args.cost_scale", "3")
 
-    verdicts = by_node(diff_runs(parent, fork)["verdicts"])
+    verdicts = by_node(diff_runs(parent, fork).verdicts)
 
     assert {v["verdict"] for v in verdicts["analyse"]} == {NO_SAMPLES}
     assert {v["samples"] for v in verdicts["analyse"]} == {0}
@@ -136,7 +136,7 @@ def test_samples_still_running_do_not_count(research_run, run_fork):
     research_run.refresh_from_db()
     fork = run_fork(research_run, "analyse", "args.cost_scale", "3")
 
-    verdicts = diff_runs(research_run, fork)["verdicts"]
+    verdicts = diff_runs(research_run, fork).verdicts
 
     assert verdicts and {v["verdict"] for v in verdicts} == {NO_SAMPLES}
 

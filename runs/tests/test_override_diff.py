@@ -18,8 +18,8 @@ from django.test.utils import CaptureQueriesContext
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.forking.forks import create_fork
 from runs.engine.forking.overrides import current_fields
+from runs.lib.words import first_change, word_diff
 from runs.models import Run
-from runs.pages.compare import first_change, word_diff
 
 pytestmark = pytest.mark.django_db
 

@@ -123,7 +123,7 @@ def test_a_program_with_the_one_line_hook_is_recorded_and_forkable(chatbot, tmp_
         "answer_question",
         "response",
     ]
-    assert diff_runs(run, fork)["first_divergence"]["node"] == "decide_mode"
+    assert diff_runs(run, fork).first_divergence["node"] == "decide_mode"
 
 
 def test_an_unregistered_name_fails_at_build_time_and_records_nothing(chatbot, tmp_path):

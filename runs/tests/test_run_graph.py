@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from runs.models import Node, Run
 from runs.pages.graph import GraphSpec, layout, run_graph
-from runs.pages.runs import timeline
+from runs.pages.timeline import timeline
 from runs.pipelines.research import ORDER
 from runs.tests.burr_apps import TURN_1, TURN_2
 

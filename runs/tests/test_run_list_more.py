@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from runs.models import Node, Run
-from runs.pages.compare import describe_change
+from runs.pages.change import describe_change
 from runs.views.listing import RUNS_PER_PAGE
 
 pytestmark = pytest.mark.django_db

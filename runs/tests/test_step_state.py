@@ -50,9 +50,9 @@ def test_an_undeclared_write_is_the_steps_output_and_its_replay_is_not_called_id
     verdict = replay_verdict(source, replay)
     assert verdict["verdict"] != "identical"
     diff = diff_runs(source, replay)
-    assert diff["first_divergence"]["node"] == "answer"
-    assert [f["path"] for f in diff["first_divergence"]["fields"]] == ["content"]
-    assert "answer" in [n["node"] for n in diff["nondeterministic"]]
+    assert diff.first_divergence["node"] == "answer"
+    assert [f["path"] for f in diff.first_divergence["fields"]] == ["content"]
+    assert "answer" in [n["node"] for n in diff.nondeterministic]
 
 
 def test_an_append_to_a_key_not_read_is_an_input_not_nondeterminism(apps):
@@ -65,8 +65,8 @@ def test_an_append_to_a_key_not_read_is_an_input_not_nondeterminism(apps):
     fork = execute_run(create_fork(source, "greet", "state.greeting", "hi").pk)
     assert fork.status == Run.Status.COMPLETED, fork.error
     diff = diff_runs(source, fork)
-    assert diff["first_divergence"]["node"] == "greet"
-    assert not diff["nondeterministic"], diff["nondeterministic"]
+    assert diff.first_divergence["node"] == "greet"
+    assert not diff.nondeterministic, diff.nondeterministic
     replay = execute_run(create_replay(source).pk)
     assert replay_verdict(source, replay)["verdict"] == "identical"
 

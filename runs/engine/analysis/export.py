@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import models
@@ -34,6 +34,9 @@ from django.db import models
 from runs.engine.errors import RewindError
 from runs.engine.execution.persister import PARTITION_KEY
 from runs.models import BurrState, Edge, LLMCacheEntry, Node, Run, ToolCacheEntry
+
+if TYPE_CHECKING:
+    from runs.engine.analysis.diff import RunDiff
 
 FORMAT = "rewind-export/1"
 
@@ -193,7 +196,7 @@ def fixture_file(stem: str) -> str:
     return f"{stem}.json"
 
 
-def changed_fields(diff: dict[str, Any]) -> list[dict[str, Any]]:
+def changed_fields(diff: RunDiff) -> list[dict[str, Any]]:
     """The leaves that differ, step by step, in a ``diff_runs`` result (what the test asserts)."""
     return [
         {
@@ -203,7 +206,7 @@ def changed_fields(diff: dict[str, Any]) -> list[dict[str, Any]]:
                 key=lambda f: f["path"],
             ),
         }
-        for change in diff["changes"]
+        for change in diff.changes
         if not change["same"]
     ]
 
@@ -766,7 +769,7 @@ def describe_changes(expected: list[dict], got: list[dict]) -> str:
                     key=lambda f: f["path"],
                 ),
             }
-            for c in diff["changes"]
+            for c in diff.changes
             if not c["same"]
         ]
     result_path.write_text(json.dumps(result, ensure_ascii=False, default=str), encoding="utf-8")
