@@ -29,7 +29,7 @@ from runs.engine.forking.forks import create_fork
 from runs.engine.providers.config import KEY_VARIABLES
 from runs.engine.providers.simulator import SIMULATOR_MODEL, Simulator, SimulatorOptions
 from runs.models import Run
-from runs.tests.flush_order import delete_children_first
+from runs.tests.helpers.flush_order import delete_children_first
 
 # Django's default hasher spends ~1 s of CPU per password by design; the suite creates users in
 # most fixtures, so it hashes with MD5 instead (test passwords protect nothing).

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from runs.tests.browser.conftest import _manage
-from runs.tests.browser.test_compare import no_sideways_scroll
+from runs.tests.helpers.browser_pages import no_sideways_scroll
 
 pytestmark = pytest.mark.browser
 

@@ -26,6 +26,7 @@ from runs.tests.browser.conftest import (
     sign_in,
     watched_context,
 )
+from runs.tests.helpers.browser_pages import no_sideways_scroll
 
 pytestmark = pytest.mark.browser
 
@@ -41,19 +42,6 @@ def demo(rewind_server) -> dict[str, int]:
     match = re.search(r"demo: run (\d+) .*fork (\d+) .*unchanged replay (\d+)", out)
     assert match, out
     return {"run": int(match[1]), "fork": int(match[2]), "replay": int(match[3])}
-
-
-def no_sideways_scroll(page: Page) -> None:
-    wide = page.evaluate(
-        """() => {
-          const root = document.documentElement;
-          if (root.scrollWidth <= root.clientWidth) return null;
-          return [...document.body.querySelectorAll('*')]
-            .filter(e => e.getBoundingClientRect().right > root.clientWidth + 1)
-            .slice(0, 5).map(e => `${e.tagName}.${e.className}`);
-        }"""
-    )
-    assert wide is None, f"{page.url} scrolls sideways: {wide}"
 
 
 # --- compare ---------------------------------------------------------------------------------
@@ -183,7 +171,7 @@ def two_pipelines(rewind_server, tmp_path_factory) -> Iterator[RewindServer]:
         **rewind_server.env,
         "DATABASE_URL": f"sqlite:///{database}",
         "REWIND_ARTIFACT_DIR": str(tmp / "artifacts"),
-        "REWIND_PIPELINES": "loop=runs.tests.pipelines.loop",
+        "REWIND_PIPELINES": "loop=runs.tests.helpers.pipelines.loop",
     }
     _manage(env, "migrate", "--no-input", "-v", "0")
     _manage(env, "createsuperuser", "--noinput")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from runs.tests.browser.test_dashboard import UI_TIMEOUT_MS, finished_run, step_card
+from runs.tests.helpers.browser_pages import UI_TIMEOUT_MS, finished_run, step_card
 
 pytestmark = pytest.mark.browser
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from runs.tests.browser.test_dashboard import (
+from runs.tests.helpers.browser_pages import (
     RUN_TIMEOUT_MS,
     UI_TIMEOUT_MS,
     assert_same_document,

@@ -5,7 +5,7 @@ and the timeline, and calls the branches it did not take "not run yet" — none 
 branches are "not taken". At 1440 px and at 390 px (nothing scrolls sideways).
 
 A server of its own (``gated`` registered, with a worker): its ``answer_question`` holds until
-the test creates the gate file (``runs/tests/gated_apps.py``).
+the test creates the gate file (``runs/tests/helpers/gated_apps.py``).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def gated(rewind_server, tmp_path_factory) -> Iterator[tuple[RewindServer, Path]
         **rewind_server.env,
         "DATABASE_URL": f"sqlite:///{database}",
         "REWIND_ARTIFACT_DIR": str(tmp / "artifacts"),
-        "REWIND_PIPELINES": "gated=runs.tests.gated_apps.application",
+        "REWIND_PIPELINES": "gated=runs.tests.helpers.gated_apps.application",
         "REWIND_TEST_GATE_DIR": str(gate),
     }
     _manage(env, "migrate", "--no-input", "-v", "0")

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from runs.tests.browser.conftest import _manage
-from runs.tests.browser.test_dashboard import UI_TIMEOUT_MS
+from runs.tests.helpers.browser_pages import UI_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
 

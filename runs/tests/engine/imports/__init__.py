@@ -1,0 +1,1 @@
+"""Tests of ``runs.engine.imports``: Burr's tracker logs and persister rows read into runs."""

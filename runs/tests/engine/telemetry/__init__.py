@@ -1,0 +1,1 @@
+"""Tests of ``runs.engine.telemetry``: OpenTelemetry export."""

@@ -1,0 +1,1 @@
+"""Tests of the demo pipeline (``runs/pipelines/``): its pure computation and dataset."""

@@ -1,0 +1,164 @@
+"""The compare page's bisect (issue 17, item 3): offered for each outcome two runs disagree on;
+``POST /compare/<good>/<bad>/bisect/`` queues it, the page shows it from the forks that exist.
+
+Apps and runs: ``helpers/bisect_runs.py`` (12-step relays: GOOD's verdict "pass", BAD's "fail")."""
+
+from __future__ import annotations
+
+import pytest
+from django_tasks_db.models import DBTaskResult
+
+from runs.engine.analysis.bisect import bisect
+from runs.models import Run
+from runs.tests.helpers.bisect_runs import apps, relay_runs  # noqa: F401 — the fixture, shared
+
+
+def url(good: Run, bad: Run) -> str:
+    return f"/compare/{good.pk}/{bad.pk}/bisect/"
+
+
+def test_anonymous_users_are_sent_to_sign_in_and_nothing_is_queued(apps, client):  # noqa: F811
+    good, bad = relay_runs("relay12", 7)
+
+    page = client.get(url(good, bad), {"outcome": "verdict"})
+    start = client.post(url(good, bad), {"outcome": "verdict"})
+
+    assert page.status_code == start.status_code == 302
+    assert start["Location"].startswith("/login/")
+    assert DBTaskResult.objects.count() == 0 and Run.objects.count() == 2
+
+
+def test_the_compare_page_offers_a_bisect_in_both_directions(apps, signed_in):  # noqa: F811
+    good, bad = relay_runs("relay12", 7)
+
+    text = signed_in.get(f"/compare/{good.pk}/{bad.pk}/").content.decode()
+
+    assert 'class="bisect-offer"' in text
+    assert f'formaction="/compare/{good.pk}/{bad.pk}/bisect/"' in text
+    assert f'formaction="/compare/{bad.pk}/{good.pk}/bisect/"' in text
+    assert 'name="outcome" value="verdict"' in text
+
+
+def test_the_compare_page_offers_nothing_when_the_outcomes_agree(apps, signed_in):  # noqa: F811
+    good, _ = relay_runs("relay12", 7)
+    other, _ = relay_runs("relay12", 7)  # seed 1 again: "pass" as well
+
+    text = signed_in.get(f"/compare/{good.pk}/{other.pk}/").content.decode()
+
+    assert "bisect-offer" not in text
+
+
+def test_a_post_queues_one_task_and_goes_to_the_page_that_polls(apps, signed_in):  # noqa: F811
+    good, bad = relay_runs("relay12", 7)
+
+    response = signed_in.post(url(good, bad), {"outcome": "verdict"})
+
+    (task,) = DBTaskResult.objects.all()
+    assert task.args_kwargs["args"][:3] == [good.pk, bad.pk, "verdict"]
+    assert response.status_code == 302
+    assert response["Location"] == f"{url(good, bad)}?outcome=verdict&task={task.id}"
+    page = signed_in.get(response["Location"])
+    assert page.status_code == 200
+    assert "running" in page.content.decode() and 'hx-trigger="every 1s"' in page.content.decode()
+    poll = signed_in.get(response["Location"], headers={"HX-Request": "true"})
+    assert poll.status_code == 200 and "<html" not in poll.content.decode()
+
+
+def test_htmx_post_is_answered_with_a_client_redirect(apps, signed_in):  # noqa: F811
+    good, bad = relay_runs("relay12", 7)
+
+    response = signed_in.post(
+        url(good, bad), {"outcome": "verdict"}, headers={"HX-Request": "true"}
+    )
+
+    assert response.status_code == 200
+    assert response["HX-Redirect"].startswith(f"{url(good, bad)}?outcome=verdict&task=")
+
+
+def test_the_task_bisects_and_the_page_shows_the_step_and_stops_polling(
+    apps,  # noqa: F811
+    signed_in,
+    immediate_tasks,
+):
+    good, bad = relay_runs("relay12", 7)
+
+    response = signed_in.post(url(good, bad), {"outcome": "verdict"}, follow=True)
+
+    text = response.content.decode()
+    assert response.status_code == 200
+    assert "Step <strong>s07</strong> (step 6) decides verdict" in text
+    assert "<code>v07.verdict</code>" in text
+    assert "monotone" in text and "every 1s" not in text
+    made = bisect(good, bad, "verdict")  # the same forks, reused: the page showed them
+    for pk in made.forks:
+        assert f"fork {pk}</a>" in text
+    poll = signed_in.get(f"{url(good, bad)}?outcome=verdict", headers={"HX-Request": "true"})
+    assert poll.status_code == 286  # finished: htmx stops polling
+
+
+def test_a_bisect_not_started_offers_the_button_and_makes_nothing(apps, signed_in):  # noqa: F811
+    good, bad = relay_runs("relay12", 7)
+
+    text = signed_in.get(url(good, bad), {"outcome": "verdict"}).content.decode()
+
+    assert "Not bisected yet" in text
+    assert Run.objects.count() == 2
+
+
+@pytest.mark.parametrize(
+    ("outcome", "message"),
+    [
+        ("nope", "pipeline relay12 has no outcome &#x27;nope&#x27;"),
+        ("", "choose the outcome to bisect"),
+    ],
+)
+def test_a_bad_outcome_is_a_400_and_queues_nothing(apps, signed_in, outcome, message):  # noqa: F811
+    good, bad = relay_runs("relay12", 7)
+
+    response = signed_in.post(url(good, bad), {"outcome": outcome})
+
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert DBTaskResult.objects.count() == 0
+
+
+def test_runs_of_different_pipelines_are_a_400(apps, signed_in, research_run):  # noqa: F811
+    good, _ = relay_runs("relay12", 7)
+
+    response = signed_in.post(url(good, research_run), {"outcome": "verdict"})
+
+    assert response.status_code == 400
+    assert "different pipelines" in response.content.decode()
+    assert DBTaskResult.objects.count() == 0
+
+
+def test_a_task_id_that_is_no_id_is_a_400(apps, signed_in):  # noqa: F811
+    good, bad = relay_runs("relay12", 7)
+    assert signed_in.get(url(good, bad), {"outcome": "verdict", "task": "../x"}).status_code == 400
+
+
+def test_an_unknown_run_is_a_404(db, signed_in):
+    assert signed_in.get("/compare/998/999/bisect/").status_code == 404
+
+
+def test_the_task_opens_its_forks_as_the_users_within_their_budget(
+    research_run, run_fork, django_user_model
+):
+    """Swapping GOOD's analyse into BAD makes the steps after it GOOD's: the cache answers
+    them, the fork is projected at 0 tokens and fits even a spent budget, and is the user's."""
+    from runs.models import ProviderSettings
+    from runs.tasks import bisect_task
+
+    bad = run_fork(research_run, "analyse", "args.region", "east")
+    saved = ProviderSettings.load()
+    saved.daily_tokens = 1
+    saved.save()
+    user = django_user_model.objects.create_user("analyst")
+
+    result = bisect_task.call(research_run.pk, bad.pk, "best_group", user.pk)
+
+    assert result["step"]["node"] == "analyse"
+    (fork,) = Run.objects.filter(pk__in=result["forks"])
+    assert fork.created_by == user
+    assert fork.projected_tokens == 0
+    assert sum(n.total_tokens for n in fork.nodes.filter(cache_source="live")) == 0
