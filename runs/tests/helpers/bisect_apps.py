@@ -1,4 +1,4 @@
-"""Relays of 12 steps for bisect's tests (``runs/pipelines/relay.py``): ``relay12`` passes the
+"""Relays of 12 steps for bisect's tests (``runs/bench/pipelines/relay.py``): ``relay12`` passes the
 planted step's verdict on step by step (monotone); ``relay_skip`` has step 6 read step 3's
 verdict directly, so a swap at 3 flips the end while a swap at 4 or 5 does not."""
 

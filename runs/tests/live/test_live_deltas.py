@@ -8,7 +8,7 @@ grow with the run), what it costs (the same queries at 10 and 500 steps; the "la
 marker one query that changes only when something the page shows changes), the polling
 fallback (204 while nothing changed, 286 at the end), the event stream resuming from
 ``Last-Event-ID``, and, on PostgreSQL, the triggers of migration 0007 and a stream woken by
-them. No timings: ``rewind_bench`` measures those (runs/bench_pages.py).
+them. No timings: ``rewind_bench`` measures those (runs/bench/pages.py).
 """
 
 from __future__ import annotations

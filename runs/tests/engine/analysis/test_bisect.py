@@ -2,7 +2,7 @@
 GOOD's by an ordinary fork, flips an outcome — in O(log n) forks when the flip is monotone,
 saying so when it is not.
 
-Apps: ``runs/tests/helpers/bisect_apps.py`` — 12-step relays of ``runs/pipelines/relay.py``
+Apps: ``runs/tests/helpers/bisect_apps.py`` — 12-step relays of ``runs/bench/pipelines/relay.py``
 (the step ``planted`` decides the verdict from the seed, the steps after it pass it on; every
 step's output differs between two seeds), ``relay_skip`` (step 6 reads step 3's verdict
 directly: not monotone) and ``pair`` (a step that writes two keys). The demo ``research``
