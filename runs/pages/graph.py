@@ -208,6 +208,41 @@ def layout(spec: GraphSpec) -> Layout:
     """Coordinates for every node and a path for every transition of ``spec``."""
     if not spec.nodes:
         return Layout({}, (), (), 0, 0)
+    graph = _layered(spec)
+    boxes = _columns(graph, _rows(graph))
+    order = tuple(sorted(boxes, key=lambda n: (boxes[n].layer, boxes[n].x)))
+    raw, xs = _draw(graph, boxes)
+    return _shifted(boxes, order, raw, xs)
+
+
+@dataclass(frozen=True)
+class _Layered:
+    """A graph with steps 1 and 2 done: each node's targets (the first declared transition of
+    a pair, in declared order), each pair's condition, the walk's discovery order and back
+    edges, each node's layer and each layer's nodes (discovery order)."""
+
+    out: dict[str, list[str]]
+    condition: dict[tuple[str, str], str]
+    discovery: list[str]
+    back: set[tuple[str, str]]
+    layer: dict[str, int]
+    layers: dict[int, list[str]]
+
+    def shown(self, source: str, target: str) -> str:
+        """What is written beside a transition."""
+        label = self.condition[(source, target)]
+        if label == "default" and len(self.out[source]) == 1:
+            return ""  # a lone default transition says nothing
+        return label
+
+
+# A transition's geometry before the shift: source, target, condition, label, path, label
+# spot (x, y, anchor), kind.
+_Raw = tuple[str, str, str, str, list, tuple[float, float, str], str]
+
+
+def _layered(spec: GraphSpec) -> _Layered:
+    """Steps 1 and 2: the back edges, then each node's layer (the longest path to it)."""
     out: dict[str, list[str]] = {name: [] for name in spec.nodes}
     condition: dict[tuple[str, str], str] = {}
     for source, target, label in spec.transitions:
@@ -221,117 +256,146 @@ def layout(spec: GraphSpec) -> Layout:
         for target in out[source]:
             if (source, target) not in back:
                 layer[target] = max(layer[target], layer[source] + 1)
-
-    def shown(source: str, target: str) -> str:
-        label = condition[(source, target)]
-        if label == "default" and len(out[source]) == 1:
-            return ""  # a lone default transition says nothing
-        return label
-
-    # Rows: which layers have a label between them decides how far apart they are.
     layers: dict[int, list[str]] = defaultdict(list)
     for name in discovery:
         layers[layer[name]].append(name)
+    return _Layered(out, condition, discovery, back, layer, layers)
+
+
+def _rows(graph: _Layered) -> dict[int, int]:
+    """Each layer's top: which layers have a label between them decides how far apart they
+    are."""
+    layer = graph.layer
     labelled = {
         layer[s]
-        for (s, t) in condition
-        if (s, t) not in back and layer[t] == layer[s] + 1 and shown(s, t)
+        for (s, t) in graph.condition
+        if (s, t) not in graph.back and layer[t] == layer[s] + 1 and graph.shown(s, t)
     }
     top, y = {}, 0
-    for index in range(max(layers) + 1):
+    for index in range(max(graph.layers) + 1):
         top[index] = y
         y += NODE_H + (LABEL_ROW_GAP if index in labelled else ROW_GAP)
+    return top
 
-    # Columns: each layer ordered by its predecessors' mean centre, then centred on x = 0.
-    first_seen = {name: i for i, name in enumerate(discovery)}
+
+def _columns(graph: _Layered, top: dict[int, int]) -> dict[str, Box]:
+    """Step 3: each layer ordered by its predecessors' mean centre, then centred on x = 0."""
+    first_seen = {name: i for i, name in enumerate(graph.discovery)}
     preds: dict[str, list[str]] = defaultdict(list)
-    for source, target in condition:
-        if (source, target) not in back and source != target:
+    for source, target in graph.condition:
+        if (source, target) not in graph.back and source != target:
             preds[target].append(source)
     centre: dict[str, float] = {}
     boxes: dict[str, Box] = {}
-    for index in sorted(layers):
+    for index in sorted(graph.layers):
 
         def key(name: str) -> tuple[float, int]:
             placed = [centre[p] for p in preds[name] if p in centre]
             return (sum(placed) / len(placed) if placed else 0.0, first_seen[name])
 
-        row = sorted(layers[index], key=key) if index else layers[index]
+        row = sorted(graph.layers[index], key=key) if index else graph.layers[index]
         left = -(len(row) * NODE_W + (len(row) - 1) * COL_GAP) / 2
         for i, name in enumerate(row):
             x = round(left + i * (NODE_W + COL_GAP))
             boxes[name] = Box(name, x, top[index], index)
             centre[name] = x + NODE_W / 2
-    order = tuple(sorted(boxes, key=lambda n: (boxes[n].layer, boxes[n].x)))
+    return boxes
 
-    def extent(lo: int, hi: int, side: str) -> int:
-        """The leftmost (or rightmost, self-loops included) point of layers lo..hi."""
-        spanned = [b for b in boxes.values() if lo <= b.layer <= hi]
-        if side == "left":
-            return min(b.x for b in spanned)
-        return max(
-            b.right + (SELF_LOOP + 6 if (b.name, b.name) in condition else 0) for b in spanned
-        )
 
-    # Geometry as numbers first; shifted into the positive quarter once the extents are known.
-    raw: list[tuple[str, str, str, str, list, tuple[float, float, str], str]] = []
+def _extent(graph: _Layered, boxes: dict[str, Box], lo: int, hi: int, side: str) -> int:
+    """The leftmost (or rightmost, self-loops included) point of layers lo..hi."""
+    spanned = [b for b in boxes.values() if lo <= b.layer <= hi]
+    if side == "left":
+        return min(b.x for b in spanned)
+    return max(
+        b.right + (SELF_LOOP + 6 if (b.name, b.name) in graph.condition else 0) for b in spanned
+    )
+
+
+def _draw(graph: _Layered, boxes: dict[str, Box]) -> tuple[list[_Raw], list[float]]:
+    """Step 4, as numbers: every transition's geometry and every x the picture reaches (to be
+    shifted into the positive quarter once the extents are known)."""
+    raw: list[_Raw] = []
     left_spans: list[tuple[int, int, int]] = []
     right_spans: list[tuple[int, int, int]] = []
     xs: list[float] = [b.x for b in boxes.values()] + [b.right for b in boxes.values()]
+    layer = graph.layer
     # Shorter lane edges first: they take the inner lanes, so lanes do not cross each other.
-    drawing = sorted(condition.items(), key=lambda item: abs(layer[item[0][0]] - layer[item[0][1]]))
+    drawing = sorted(
+        graph.condition.items(), key=lambda item: abs(layer[item[0][0]] - layer[item[0][1]])
+    )
     for (source, target), cond in drawing:
-        s, t, label = boxes[source], boxes[target], shown(source, target)
+        s, t, label = boxes[source], boxes[target], graph.shown(source, target)
         if source == target:
             kind = "self"
-            x, cy = s.right, s.cy
-            path = [
-                ("M", x, cy - 11),
-                ("C", x + SELF_LOOP, cy - 34, x + SELF_LOOP, cy + 34, x + 2, cy + 11),
-            ]
-            spot = (x + SELF_LOOP - 4, cy + 4, "start")
-            xs.append(x + SELF_LOOP)
-        elif (source, target) in back:
+            path, spot = _self_loop(s)
+            xs.append(s.right + SELF_LOOP)
+        elif (source, target) in graph.back:
             kind = "back"
             span = (t.layer, s.layer)
             lane = _lane(right_spans, span)
-            lx = extent(*span, "right") + LANE_GAP * (lane + 1)
+            lx = _extent(graph, boxes, *span, "right") + LANE_GAP * (lane + 1)
             path = _elbow(s.right, s.cy, lx, t.cy, t.right)
             spot = (s.right + 4, s.cy - 5, "start")  # above where it leaves its source
             xs.append(lx)
         elif t.layer == s.layer + 1:
             kind = "down"
-            x1, y1, x2, y2 = s.cx, s.bottom, t.cx, t.y
-            ym = (y1 + y2) / 2
-            path = [("M", x1, y1), ("C", x1, ym, x2, ym, x2, y2 - 1)]
-            if abs(x2 - x1) < 1:
-                spot = (x1 + 6, round(ym) + 4, "start")
-            else:  # well past the fork, where the branches are apart
-                u = 0.7
-                spot = (
-                    round(x1 + (x2 - x1) * (3 * u**2 - 2 * u**3)),
-                    round(_cubic(y1, ym, ym, y2, u)) + 4,
-                    "middle",
-                )
+            path, spot = _down(s, t)
         else:
             kind = "skip"
             span = (s.layer, t.layer)
             lane = _lane(left_spans, span)
-            lx = extent(*span, "left") - LANE_GAP * (lane + 1)
+            lx = _extent(graph, boxes, *span, "left") - LANE_GAP * (lane + 1)
             path = _elbow(s.x, s.cy, lx, t.cy, t.x)
             spot = (s.x - 4, s.cy - 5, "end")  # above where it leaves its source
             xs.append(lx)
         if label:
-            width = (len(label) + 7) * SMALL_CHAR_W  # and room for a count: " ×12345"
-            x, _, anchor = spot
-            if anchor == "start":
-                xs.append(x + width)
-            elif anchor == "end":
-                xs.append(x - width)
-            else:
-                xs += [x - width / 2, x + width / 2]
+            xs += _label_reach(label, spot)
         raw.append((source, target, cond, label, path, spot, kind))
+    return raw, xs
 
+
+def _self_loop(s: Box) -> tuple[list, tuple[float, float, str]]:
+    """A loop on the node's right side, and where its label goes."""
+    x, cy = s.right, s.cy
+    path = [
+        ("M", x, cy - 11),
+        ("C", x + SELF_LOOP, cy - 34, x + SELF_LOOP, cy + 34, x + 2, cy + 11),
+    ]
+    return path, (x + SELF_LOOP - 4, cy + 4, "start")
+
+
+def _down(s: Box, t: Box) -> tuple[list, tuple[float, float, str]]:
+    """A short curve to the next layer, and where its label goes."""
+    x1, y1, x2, y2 = s.cx, s.bottom, t.cx, t.y
+    ym = (y1 + y2) / 2
+    path = [("M", x1, y1), ("C", x1, ym, x2, ym, x2, y2 - 1)]
+    if abs(x2 - x1) < 1:
+        return path, (x1 + 6, round(ym) + 4, "start")
+    u = 0.7  # well past the fork, where the branches are apart
+    spot = (
+        round(x1 + (x2 - x1) * (3 * u**2 - 2 * u**3)),
+        round(_cubic(y1, ym, ym, y2, u)) + 4,
+        "middle",
+    )
+    return path, spot
+
+
+def _label_reach(label: str, spot: tuple[float, float, str]) -> list[float]:
+    """The x (or both xs) a label written at ``spot`` reaches."""
+    width = (len(label) + 7) * SMALL_CHAR_W  # and room for a count: " ×12345"
+    x, _, anchor = spot
+    if anchor == "start":
+        return [x + width]
+    if anchor == "end":
+        return [x - width]
+    return [x - width / 2, x + width / 2]
+
+
+def _shifted(
+    boxes: dict[str, Box], order: tuple[str, ...], raw: list[_Raw], xs: list[float]
+) -> Layout:
+    """The geometry shifted into the positive quarter, with a margin: the layout."""
     dx = round(PAD - min(xs))
     height = max(b.bottom for b in boxes.values()) + PAD
     shifted = {n: Box(n, b.x + dx, b.y + PAD, b.layer) for n, b in boxes.items()}
