@@ -160,13 +160,14 @@ class LoopbackCall:
 class LoopbackProvider:
     """A provider on 127.0.0.1 whose every answer a test scripts.
 
-    ``answer(call) -> (status, body)``: ``body`` is a dict (sent as JSON) or bytes (sent as
-    they are, e.g. a truncated JSON body). The default answer is the simulator's own
+    ``answer(call) -> (status, body)`` or ``(status, body, content_type)``: ``body`` is a dict
+    (sent as JSON) or bytes (sent as they are, e.g. a truncated JSON body or a stream cut
+    short, with ``content_type`` saying what they are). The default answer is the simulator's own
     (``self.simulator.dispatch``), so a test can wrap it: sleep, fail the first attempt,
     echo a header. ``calls`` records every request, headers included.
     """
 
-    def __init__(self, answer: Callable[[LoopbackCall], tuple[int, Any]] | None = None) -> None:
+    def __init__(self, answer: Callable[[LoopbackCall], tuple[Any, ...]] | None = None) -> None:
         self.simulator = Simulator()
         self.answer = answer or self.simulate
         self.calls: list[LoopbackCall] = []
@@ -190,11 +191,11 @@ class LoopbackProvider:
                 call = LoopbackCall(self.command, self.path, dict(self.headers.items()), raw)
                 with provider._lock:
                     provider.calls.append(call)
-                status, body = provider.answer(call)
+                status, body, *kind = provider.answer(call)
                 data = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", kind[0] if kind else "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)

@@ -181,25 +181,62 @@ def invalid(fmt: WireFormat, content: bytes, content_type: str) -> str | None:
         return f"the answer is an error: {str(errors[0])[:200]}"
     streamed = len(docs) > 1 or "text/event-stream" in content_type or "ndjson" in content_type
     if fmt.family == "openai":
-        return _invalid_openai(fmt.endpoint, objects, streamed)
+        problem = _invalid_openai(fmt.endpoint, objects, streamed)
+        if problem is None and streamed:
+            return _unfinished_openai(fmt.endpoint, objects, content)
+        return problem
     if fmt.family == "anthropic":
         if streamed:
-            return (
-                None
-                if any(d.get("type") == "message_start" for d in objects)
-                else ("the stream has no message_start event")
-            )
+            if not any(d.get("type") == "message_start" for d in objects):
+                return "the stream has no message_start event"
+            if not any(d.get("type") == "message_stop" for d in objects):
+                return "the stream stopped before its end (no message_stop event)"
+            return None
         return None if isinstance(objects[0].get("content"), list) else "the answer has no content"
     if fmt.family == "gemini":
-        if any(isinstance(d.get("candidates"), list) and d["candidates"] for d in objects):
-            return None
-        return "the answer has no candidates"
+        if not any(isinstance(d.get("candidates"), list) and d["candidates"] for d in objects):
+            return "the answer has no candidates"
+        if streamed and not any(_gemini_finished(d) for d in objects):
+            return "the stream stopped before its end (no chunk with a finishReason)"
+        return None
     if fmt.family == "ollama":
         field = "message" if fmt.endpoint == "api/chat" else "response"
         if not all(field in d for d in objects):
             return f"the answer has no {field}"
         return None if objects[-1].get("done", True) else "the stream never finished (no done)"
     return None
+
+
+# A stream is an answer only once it has ended as its format ends one: a stream a proxy or a
+# dropped connection cut short parses chunk by chunk, and cached it would be served to every
+# later run as the model's whole answer ("The fu").
+_DONE = re.compile(rb"^data:\s*\[DONE\]\s*$", re.MULTILINE)
+_RESPONSES_ENDS = {"response.completed", "response.incomplete"}
+
+
+def _unfinished_openai(endpoint: str, objects: list[dict], content: bytes) -> str | None:
+    """Why an OpenAI stream that parsed did not end, or None."""
+    if endpoint == "responses":
+        if any(d.get("type") in _RESPONSES_ENDS for d in objects):
+            return None
+        return "the stream stopped before its end (no response.completed event)"
+    if endpoint not in ("chat/completions", "completions"):
+        return None
+    finished = any(
+        isinstance(choice, dict) and choice.get("finish_reason")
+        for d in objects
+        for choice in (d.get("choices") if isinstance(d.get("choices"), list) else ())
+    )
+    if finished or _DONE.search(content):
+        return None
+    return "the stream stopped before its end (no finish_reason, no [DONE])"
+
+
+def _gemini_finished(chunk: dict) -> bool:
+    candidates = chunk.get("candidates")
+    return isinstance(candidates, list) and any(
+        isinstance(c, dict) and c.get("finishReason") for c in candidates
+    )
 
 
 def _invalid_openai(endpoint: str, objects: list[dict], streamed: bool) -> str | None:
