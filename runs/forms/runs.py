@@ -1,48 +1,37 @@
-"""Forms: every query parameter of a fragment endpoint and every POST goes through one.
+"""The runs list's and the new-run page's forms (``runs.views.listing``): the list's
+filters and page, which pipeline the new-run form is built for, and the new run itself with
+one typed field per input the pipeline declares.
 
-Validation of overrides is the engine's (``parse_override``): the fork form only decides
-which single field changed and puts the engine's message next to that field.
+A pipeline's inputs are typed and checked by the engine (``typed_like``, ``check_clean``,
+the input's domain); the form only builds the fields and puts the engine's message next to
+the field it is about.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
-from urllib.parse import urlsplit
 
 from django import forms
-from django.core.validators import URLValidator
 
-from runs.engine.analysis.outcomes import Outcome, check_from_text
-from runs.engine.analysis.outcomes.declared import DASHBOARD
 from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.domains import Domain, Number
 from runs.engine.apps.registry import get_pipeline, pipeline_names
-from runs.engine.apps.specs import LLMNode, NodeSpec, Pipeline
-from runs.engine.errors import OutcomeError, OverrideError, PipelineError, RewindError
+from runs.engine.apps.specs import Pipeline
+from runs.engine.errors import OverrideError, PipelineError, RewindError
 from runs.engine.execution.new_runs import create_run
-from runs.engine.forking.overrides import (
-    MAX_TEMPERATURE,
-    Override,
-    check_clean,
-    current_fields,
-    parse_override,
-    typed_like,
-)
-from runs.engine.imports.service import ImportReport, import_path, import_persister
-from runs.engine.providers.client import PRESETS, strip_credentials
-from runs.engine.providers.config import ALLOWED_SCHEMES, base_url_warnings
-from runs.lib.hashing import canonical_json
+from runs.engine.forking.overrides import MAX_TEMPERATURE, check_clean, typed_like
+from runs.forms.fields import field_text, normalise
 from runs.lib.jsontext import JSONTextError, parse_json
-from runs.models import Node, Run
-from runs.models import Outcome as OutcomeRow
-from runs.models.search import RUN_ID
+from runs.models import Run
 
 STATUS_CHOICES = [("", "any status"), *Run.Status.choices]
 ORIGIN_CHOICES = [("", "any origin"), ("imported", "imported"), ("here", "made here")]
 
 
 class RunFilterForm(forms.Form):
+    """The runs list's query (``?pipeline=&status=&q=&page=&origin=``): every filter is
+    optional, so a bare ``/`` lists everything."""
+
     pipeline = forms.CharField(required=False, max_length=100)
     status = forms.ChoiceField(required=False, choices=STATUS_CHOICES)
     # A run id ("12", "run 12", "#12"), or text found in the pipeline, the fork point, the
@@ -58,112 +47,6 @@ class PageForm(forms.Form):
     """``?page=`` of a paginated page (a lineage's runs)."""
 
     page = forms.IntegerField(required=False, min_value=1, max_value=1_000_000)
-
-
-class CompareForm(forms.Form):
-    only = forms.ChoiceField(required=False, choices=[("", "all"), ("different", "different")])
-
-
-class BisectForm(forms.Form):
-    """The bisect page's query (``?outcome=&task=``) and the compare page's POST (``outcome``)."""
-
-    outcome = forms.CharField(required=False, max_length=60)
-    # The queue's id of the bisect's task: a UUID in the database backend, other backends' own.
-    task = forms.RegexField(r"\A[A-Za-z0-9_-]{1,64}\Z", required=False)
-
-
-class RunIdsField(forms.Field):
-    """Every value of a repeated query parameter (``?run=3&run=7``) as run ids."""
-
-    widget = forms.MultipleHiddenInput
-    MAX_IDS = 100
-
-    def to_python(self, value: Any) -> list[int]:
-        values = [item for item in value or [] if str(item).strip()]
-        if len(values) > self.MAX_IDS:
-            raise forms.ValidationError(f"at most {self.MAX_IDS} runs")
-        ids = []
-        for item in values:
-            try:
-                number = int(str(item).strip())
-            except ValueError:
-                raise forms.ValidationError(f"not a run id: {str(item)[:40]!r}") from None
-            if not 1 <= number <= 2**31 - 1:
-                raise forms.ValidationError(f"not a run id: {number}")
-            ids.append(number)
-        return ids
-
-
-class PickedRunField(forms.Field):
-    """A run named in the compare picker's search box by its id ("12", "run 12", "#12")."""
-
-    def to_python(self, value: Any) -> int | None:
-        text = str(value or "").strip()
-        if not text:
-            return None
-        match = RUN_ID.match(text)
-        number = int(match.group(1)) if match else 0
-        if not 1 <= number <= 2**31 - 1:
-            raise forms.ValidationError(
-                f"not a run id: {text[:40]!r} (type to search, then choose a run)"
-            )
-        return number
-
-
-class RunSearchForm(forms.Form):
-    """The compare picker's search as a person types in either box (``?a=``, ``?b=``) or
-    ``?q=``."""
-
-    q = forms.CharField(required=False, max_length=200)
-    a = forms.CharField(required=False, max_length=200)
-    b = forms.CharField(required=False, max_length=200)
-
-    def query(self) -> str:
-        data = self.cleaned_data
-        return (data["q"] or data["a"] or data["b"]).strip()
-
-
-class ComparePickForm(forms.Form):
-    """Two runs to compare: ``a`` and ``b`` (the compare page's picker), or exactly two
-    ``run`` checkboxes of the runs list — the older run is A, the newer B."""
-
-    # Typed or chosen in the picker's search box: "12", "run 12" or "#12".
-    a = PickedRunField(required=False, label="Run A")
-    b = PickedRunField(required=False, label="Run B")
-    run = RunIdsField(required=False)
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        if self.errors:
-            return data
-        a, b, chosen = data.get("a"), data.get("b"), data.get("run") or []
-        if a is not None or b is not None:
-            if a is None or b is None:
-                raise forms.ValidationError("choose both runs, A and B")
-        elif len(chosen) == 2:
-            a, b = sorted(chosen)
-        else:
-            raise forms.ValidationError(
-                f"select exactly two runs to compare; {len(chosen) or 'none'} "
-                f"{'was' if len(chosen) == 1 else 'were'} selected"
-            )
-        if a == b:
-            # A run against itself differs nowhere: the page would say nothing at all.
-            raise forms.ValidationError(
-                f"run {a} against itself differs nowhere: choose another run for B "
-                "(its parent, a fork or a replay of it)"
-            )
-        data["a"], data["b"] = a, b
-        return data
-
-
-def field_text(value: Any) -> str:
-    """How a field's current value is shown in an input: text as is, the rest as JSON."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (dict, list)):
-        return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
-    return json.dumps(value)
 
 
 INPUT_PREFIX = "input."
@@ -363,7 +246,7 @@ class NewRunForm(forms.Form):
             key = INPUT_PREFIX + name
             if key not in data:
                 continue  # refused by the field itself
-            raw = _normalise(data[key])
+            raw = normalise(data[key])
             if self.is_app:
                 if raw:
                     inputs[name] = raw
@@ -400,292 +283,3 @@ class NewRunForm(forms.Form):
         except RewindError as exc:
             self.add_error(None, str(exc))
             raise
-
-
-class ForkForm(forms.Form):
-    """One input per field the node consumes, pre-filled; exactly one may be changed.
-
-    Nothing changed is refused with a message saying it would be an unchanged replay
-    (``nothing_changed``): a replay is made only by its own button, never by accident."""
-
-    def __init__(self, spec: NodeSpec, node: Node, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.spec, self.node = spec, node
-        self.current = current_fields(spec, node)
-        self.override: Override | None = None
-        self.nothing_changed = False
-        for name, value in self.current.items():
-            self.fields[name] = self._field_for(name, value)
-            # A call that named no model or temperature (the provider's default): blank, not
-            # "null" — left blank it is unchanged, a value sets it.
-            unset = value is None and name in {"llm.model", "llm.temperature"}
-            self.initial[name] = "" if unset else field_text(value)
-
-    def _field_for(self, name: str, value: Any) -> forms.Field:
-        common = {"required": False, "strip": False, "label": name}
-        domain = getattr(self.spec, "domains", {}).get(name.removeprefix("args."))
-        if name.startswith("args.") and domain is not None:
-            # The node's declared domain: choices as a select, bounds as min/max. The engine
-            # checks the value again (``parse_override``); these only guide the person.
-            widget = domain.widget()
-            if "choices" in widget:
-                choices = list(widget["choices"])
-                if field_text(value) not in choices:
-                    choices.insert(0, field_text(value))
-                return forms.CharField(
-                    widget=forms.Select(choices=[(c, c) for c in choices]), **common
-                )
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                return forms.CharField(widget=forms.NumberInput(attrs=widget["attrs"]), **common)
-            return forms.CharField(widget=forms.TextInput(attrs=widget.get("attrs")), **common)
-        if name == "prompt":
-            return forms.CharField(widget=forms.Textarea(attrs={"rows": 10}), **common)
-        if name == "output" and not isinstance(value, str):
-            return forms.CharField(
-                widget=forms.Textarea(attrs={"rows": 10, "class": "json"}), **common
-            )
-        if name == "output":
-            return forms.CharField(widget=forms.Textarea(attrs={"rows": 10}), **common)
-        if isinstance(value, bool):
-            return forms.CharField(
-                widget=forms.Select(choices=[("true", "true"), ("false", "false")]), **common
-            )
-        if isinstance(value, (int, float)) or name == "temperature":
-            step = "1" if isinstance(value, int) and not isinstance(value, bool) else "any"
-            return forms.CharField(widget=forms.NumberInput(attrs={"step": step}), **common)
-        if isinstance(value, (dict, list)):
-            return forms.CharField(
-                widget=forms.Textarea(attrs={"rows": 6, "class": "json"}), **common
-            )
-        return forms.CharField(**common)
-
-    # What a fork POST may carry besides the node's fields.
-    CONTROL_FIELDS = frozenset({"csrfmiddlewaretoken", "replay", "live", "provider"})
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        unknown = sorted(set(self.data) - set(self.fields) - self.CONTROL_FIELDS)
-        if unknown:
-            # Never a silent no-op: a prompt edit posted to a tool node is refused, by name.
-            raise forms.ValidationError(
-                f"node {self.spec.name!r} ({self.spec.kind}) cannot take an override of "
-                f"{', '.join(map(repr, unknown))}; it consumes: {', '.join(self.fields)}"
-            )
-        # A field the request did not send is unchanged, so a client may post only its change.
-        changed = [
-            name
-            for name in self.fields
-            if name in self.data
-            and name not in self.errors  # already refused by the field itself
-            and _normalise(data.get(name)) != _normalise(self.initial[name])
-        ]
-        if len(changed) > 1:
-            raise forms.ValidationError(
-                f"change exactly one field; you changed {', '.join(changed)}. "
-                "Fork once per change so the diff can name its cause."
-            )
-        if changed:
-            name = changed[0]
-            raw = data.get(name) or ""
-            try:
-                self.override = parse_override(
-                    self.spec,
-                    self.node,
-                    name,
-                    raw,
-                    from_text=not _is_artifact_output(self.spec, name),
-                )
-            except OverrideError as exc:
-                self.add_error(name, str(exc))
-            else:
-                if canonical_json(self.override.value) == canonical_json(self.current[name]):
-                    self.override = None  # "0" for 0.0: the text changed, the value did not
-        if self.override is None and not self._errors:
-            self.nothing_changed = True
-            raise forms.ValidationError(
-                f"Nothing changed: forking here would replay run {self.node.run_id} unchanged "
-                f"from {self.spec.name}. Change one field, or replay it unchanged on purpose.",
-                code="unchanged",
-            )
-        return data
-
-
-def _is_artifact_output(spec: NodeSpec, name: str) -> bool:
-    return name == "output" and not isinstance(spec, LLMNode) and spec.artifact
-
-
-def _normalise(text: Any) -> str:
-    """Browsers send textareas with CRLF line endings; a field is unchanged if only that differs."""
-    return str(text or "").replace("\r\n", "\n")
-
-
-class SettingsForm(forms.Form):
-    preset = forms.ChoiceField(
-        required=False,
-        choices=[("", "from the environment"), ("simulator", "offline simulator")]
-        + [(name, name) for name in sorted(PRESETS)]
-        + [("custom", "custom base URL")],
-    )
-    base_url = forms.URLField(
-        required=False,
-        max_length=500,
-        assume_scheme="https",
-        validators=[URLValidator(schemes=list(ALLOWED_SCHEMES))],  # http(s) only, never ftp:
-    )
-    model = forms.CharField(required=False, max_length=200)
-    temperature = forms.FloatField(required=False, min_value=0.0, max_value=MAX_TEMPERATURE)
-    # The daily budget of each non-staff user (runs.budgets); blank is no limit.
-    daily_tokens = forms.IntegerField(
-        required=False,
-        min_value=0,
-        max_value=2**31 - 1,
-        label="Daily tokens per user",
-        help_text="blank: no limit",
-    )
-    daily_usd = forms.DecimalField(
-        required=False,
-        min_value=0,
-        max_digits=10,
-        decimal_places=2,
-        label="Daily dollars per user",
-        help_text="blank: no limit",
-    )
-
-    BUDGET_FIELDS = ("daily_tokens", "daily_usd")
-
-    def clean_base_url(self) -> str:
-        url = self.cleaned_data["base_url"]
-        if url and ("@" in url.split("//", 1)[-1].split("/", 1)[0]):
-            raise forms.ValidationError(
-                "put no credentials in the URL; the key comes from REWIND_API_KEY"
-            )
-        self.warnings = base_url_warnings(url) if url else []
-        return url
-
-    def full_clean(self) -> None:
-        super().full_clean()
-        if self.is_bound and "base_url" in self.errors:
-            # A refused URL is shown again without its user:password: a secret the form
-            # would not store must not travel back in the page either.
-            self.data = self.data.copy()
-            self.data["base_url"] = strip_credentials(str(self.data.get("base_url", "")))
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        if data.get("preset") == "custom" and not data.get("base_url"):
-            self.add_error("base_url", "a custom preset needs a base URL")
-        return data
-
-
-class OutcomeForm(forms.Form):
-    """An outcome added on the dashboard: parsed by the engine (``Outcome``,
-    ``check_from_text``), whose message goes next to the field it is about."""
-
-    name = forms.CharField(max_length=60, help_text="e.g. best_group")
-    path = forms.CharField(
-        max_length=500,
-        help_text="step.leaf (the step's last visit; step#2.leaf its 2nd) or state.key",
-    )
-    check = forms.ChoiceField(choices=OutcomeRow.CheckKind.choices, required=False)
-    argument = forms.CharField(
-        max_length=4000,
-        required=False,
-        help_text="equals/contains: a value; one of: A, B, C; regex: a pattern; between: "
-        "0..10 (either side blank); JSON schema: the schema",
-    )
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        if self.errors:
-            return data
-        try:
-            check = check_from_text(data.get("check") or "", data.get("argument") or "")
-        except OutcomeError as exc:
-            self.add_error("argument", str(exc))
-            return data
-        try:
-            data["outcome"] = Outcome(data["name"].strip(), data["path"], check, DASHBOARD)
-        except OutcomeError as exc:
-            field = "name" if str(exc).startswith("outcome name") else "path"
-            self.add_error(field, str(exc))
-        return data
-
-
-class _UrlWithoutPassword(forms.TextInput):
-    """A persister URL shown again (a form with an error) without its password: the page
-    never writes a credential back; the person types it again."""
-
-    def format_value(self, value: Any) -> str | None:
-        text = super().format_value(value)
-        if not text:
-            return text
-        try:
-            return strip_credentials(text) if urlsplit(text).password else text
-        except ValueError:  # not a URL at all: nothing to hide
-            return text
-
-
-class ImportForm(forms.Form):
-    """The import page's POST: a tracker directory on the server, or a persister database and
-    its table (one of them). What each names is checked by the import itself
-    (``runs.engine.imports``), as for ``rewind_import``: the form only parses the fields."""
-
-    path = forms.CharField(
-        required=False,
-        max_length=1000,
-        label="Tracker directory",
-        help_text="on the server: ~/.burr, one project's directory or one app's",
-    )
-    project = forms.CharField(
-        required=False, max_length=200, help_text="only this project (default: every one)"
-    )
-    persister = forms.CharField(
-        required=False,
-        max_length=1000,
-        label="Persister database",
-        widget=_UrlWithoutPassword,
-        help_text="instead of a directory: sqlite:///path/to/file.db or postgresql://user@host/db",
-    )
-    table = forms.CharField(
-        required=False, max_length=100, initial="burr_state", help_text="the persister's table"
-    )
-    app_id = forms.CharField(
-        required=False, max_length=200, label="App id", help_text="import only this app"
-    )
-    pipeline = forms.CharField(
-        required=False,
-        max_length=100,
-        help_text="the registered app forks of these runs go through (default: the project)",
-    )
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        path, persister = data.get("path", "").strip(), data.get("persister", "").strip()
-        if bool(path) == bool(persister):
-            raise forms.ValidationError(
-                "give a tracker directory or a persister database (one of them)"
-            )
-        if persister and data.get("project", "").strip():
-            self.add_error("project", "a persister's apps are named by their partition key")
-        data["path"], data["persister"] = path, persister
-        return data
-
-    def run_import(self) -> ImportReport:
-        """The import the form names (an ``ImportReport``); raises ``RewindError`` (a path
-        that is not a tracker directory, a database that cannot be read) with nothing
-        written."""
-        data = self.cleaned_data
-        optional = {k: data[k].strip() or None for k in ("pipeline", "app_id")}
-        if data["persister"]:
-            table = data["table"].strip() or "burr_state"
-            return import_persister(data["persister"], table, **optional)
-        return import_path(data["path"], project=data["project"].strip() or None, **optional)
-
-    def hide_password(self, message: str) -> str:
-        """``message`` without the persister URL's password, should the import quote it."""
-        url = (self.cleaned_data or {}).get("persister") or ""
-        try:
-            password = urlsplit(url).password
-        except ValueError:
-            return message
-        return message.replace(password, "***") if password else message
