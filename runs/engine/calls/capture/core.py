@@ -432,8 +432,11 @@ class StepCalls:
         recorded call it most resembles and how it differs — it never goes out."""
         if not self.hermetic:
             return
-        recorded = [entry for (seq, _, _), entry in self.pins.items() if seq == self.sequence_id]
-        call.error = misses.explain(described, recorded)
+        mine = {k: e for k, e in self.pins.items() if k[0] == self.sequence_id}
+        kept = [occurrence for _, key, occurrence in mine if key == call.key]
+        call.error = misses.explain(
+            described, list(mine.values()), occurrence=call.occurrence, kept=kept
+        )
         self._add(call)
         self.refused = self.refused or call.error
         raise ReplayMiss(call.error)

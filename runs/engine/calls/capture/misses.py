@@ -5,6 +5,7 @@ timestamp), so a miss says what changed instead of only that something did."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 SHOWN_FIELDS = 4
@@ -46,19 +47,44 @@ def _short(value: Any) -> str:
     return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
 
 
+def _not_kept(kept: Sequence[int], occurrence: int) -> str:
+    times = ", ".join(str(n + 1) for n in sorted(kept))
+    return (
+        f"the recorded step made this same request and kept its answer at time {times} of "
+        f"asking it, not at time {occurrence + 1}: either that attempt failed when recorded (a "
+        "429, a 5xx or a broken answer keeps no answer, as a client's retry shows) or the "
+        "step asks more often than it did"
+    )
+
+
 def _label(described: dict[str, Any]) -> str:
     return f"{described.get('method', '')} {described.get('endpoint', '')}".strip()
 
 
-def explain(described: dict[str, Any], recorded: list[Any]) -> str:
-    """Why a hermetic step's call has no answer: the nearest recorded call and what differs."""
+def explain(
+    described: dict[str, Any],
+    recorded: list[Any],
+    *,
+    occurrence: int = 0,
+    kept: Sequence[int] = (),
+) -> str:
+    """Why a hermetic step's call has no answer: the nearest recorded call and what differs.
+    ``kept``: the times of asking (0 the first) at which the recorded step made this very
+    request (the same key) and kept an answer; ``occurrence``: which time this one is."""
     head = f"a call the recorded run never made: {_label(described)}"
+    if kept:
+        return f"{head}; {_not_kept(kept, occurrence)}"
     candidates = [_request(entry) for entry in recorded]
     candidates = [c for c in candidates if c]
     if not candidates:
         return f"{head}; the recorded step made no call to compare it with"
     nearest = min(candidates, key=lambda c: len(differing(described, c)))
     fields = differing(described, nearest)
+    if not fields:  # the same request under another key: another provider, code version...
+        return (
+            f"{head}; the recorded step made this same request, but its answer was kept for "
+            "another provider or version of the step's code, so it does not serve this call"
+        )
     mine, theirs = leaves(described), leaves(nearest)
     shown = "; ".join(
         f"{path}: {_short(theirs.get(path, _ABSENT))} → {_short(mine.get(path, _ABSENT))}"
