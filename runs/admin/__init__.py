@@ -32,7 +32,7 @@ from runs.admin.common import (
     RecentValuesFilter,
     admin_link,
     pretty,
-    pretty_json,
+    pretty_html,
 )
 from runs.admin.runs import RunAdmin
 from runs.admin.nodes import ModelSubstitutedFilter, NodeAdmin
@@ -67,5 +67,5 @@ __all__ = [
     "ToolFilter",
     "admin_link",
     "pretty",
-    "pretty_json",
+    "pretty_html",
 ]

@@ -13,20 +13,20 @@ May import: Django only; the row modules beside it import this, never the revers
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin
 from django.contrib.admin.views.main import ChangeList
 from django.core.paginator import Paginator
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+
+from runs.lib.jsontext import pretty_json
 
 # How much of a cache key a changelist shows (the detail page shows it whole).
 SHORT_KEY_LENGTH = 12
@@ -108,16 +108,16 @@ class RecentValuesFilter(admin.SimpleListFilter):
         return queryset
 
 
-def pretty_json(value: Any) -> SafeString | None:
-    """``value`` as indented JSON with sorted keys in a ``<pre>``, escaped.
+def pretty_html(value: Any) -> SafeString | None:
+    """``value`` as the inspector shows it (``runs.lib.jsontext.pretty_json``) in a ``<pre>``,
+    escaped.
 
     ``None`` (an SQL NULL) shows as the admin's empty value. Cached answers and prompts are
     model output: anything in them (``<script>`` included) must reach the page as text.
     """
     if value is None:
         return None
-    text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, cls=DjangoJSONEncoder)
-    return format_html('<pre style="white-space: pre-wrap; margin: 0">{}</pre>', text)
+    return format_html('<pre style="white-space: pre-wrap; margin: 0">{}</pre>', pretty_json(value))
 
 
 def pretty(field: str) -> Callable[[Any, Any], SafeString | None]:
@@ -125,7 +125,7 @@ def pretty(field: str) -> Callable[[Any, Any], SafeString | None]:
 
     @admin.display(description=field)
     def show(self: Any, obj: Any) -> SafeString | None:
-        return pretty_json(getattr(obj, field))
+        return pretty_html(getattr(obj, field))
 
     return show
 

@@ -10,7 +10,7 @@ from django.contrib.admin.utils import flatten_fieldsets
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from runs.admin.common import ReadOnlyAdmin, RecentValuesFilter, pretty_json
+from runs.admin.common import ReadOnlyAdmin, RecentValuesFilter, pretty_html
 from runs.models import BurrState
 
 
@@ -54,4 +54,4 @@ class BurrStateAdmin(ReadOnlyAdmin):
         except ValueError:
             # Not JSON after all: show the text as stored, still escaped.
             return format_html('<pre style="white-space: pre-wrap; margin: 0">{}</pre>', obj.state)
-        return pretty_json(value)
+        return pretty_html(value)

@@ -283,3 +283,13 @@ class NewRunForm(forms.Form):
         except RewindError as exc:
             self.add_error(None, str(exc))
             raise
+
+
+class LiveForm(forms.Form):
+    """The live region's query: the step the inspector beside it shows (highlighted), and
+    where the page stands — its last step (``after``, -1 for none) and the run status it
+    shows. Without ``after`` and ``status`` everything is news."""
+
+    step = forms.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
+    after = forms.IntegerField(required=False, min_value=-1, max_value=2**31 - 1)
+    status = forms.ChoiceField(required=False, choices=Run.Status.choices)

@@ -6,9 +6,7 @@ through the task queue, within the daily budget (runs.budgets)."""
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
-from django import forms
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
@@ -24,53 +22,17 @@ from runs.engine.analysis.batches import (
     make_batch,
     plan_batch,
 )
-from runs.engine.analysis.batches.request import parse_where
 from runs.engine.analysis.projection import projected_cost
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError, RewindError
 from runs.engine.forking.overrides import current_fields
-from runs.forms import field_text
+from runs.forms import BatchForm, PageForm, field_text
 from runs.models import Batch, Node, Run
 from runs.tasks import enqueue_run
 from runs.views.common import create_or_refuse, get_batch, get_node, get_run, navigate
 
 BATCHES_PER_PAGE = 25
 SOURCES_PER_PAGE = 50
-MAX_DASHBOARD_SAMPLES = 10
-
-
-class PageForm(forms.Form):
-    page = forms.IntegerField(required=False, min_value=1, max_value=1_000_000)
-
-
-class BatchForm(forms.Form):
-    """The change (one field the step consumes, one value) and which runs of the pipeline."""
-
-    field = forms.ChoiceField()
-    value = forms.CharField(strip=False, help_text="typed like the field, as in the fork editor")
-    where = forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="optional, one per line: input.NAME=VALUE (runs whose input NAME is VALUE)",
-    )
-    samples = forms.IntegerField(
-        min_value=0,
-        max_value=MAX_DASHBOARD_SAMPLES,
-        initial=0,
-        help_text="live stability samples per run (they cost tokens): each flip is then "
-        "judged beyond or within the run's own noise",
-    )
-
-    def __init__(self, fields: list[str], *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["field"].choices = [(name, name) for name in fields]
-
-    def clean_where(self) -> tuple[tuple[str, str], ...]:
-        lines = [line.strip() for line in self.cleaned_data["where"].splitlines() if line.strip()]
-        try:
-            return tuple(parse_where(line) for line in lines)
-        except RewindError as exc:
-            raise forms.ValidationError(str(exc).replace("--where", "each line")) from None
 
 
 @require_GET

@@ -3,30 +3,14 @@ the files ``rewind_export`` writes."""
 
 from __future__ import annotations
 
-from django import forms
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
 from runs.engine.analysis.batches.suite import build_suite
 from runs.engine.analysis.export import ExportFiles, build_export, zip_export
 from runs.engine.errors import RewindError
-from runs.models import Run
+from runs.forms import ExportForm
 from runs.views.common import get_batch, get_run
-
-
-class ExportForm(forms.Form):
-    """``?against=PARENT``: also replay that run and assert the fields the diff changes."""
-
-    against = forms.IntegerField(required=False, min_value=1)
-
-    def clean_against(self) -> Run | None:
-        pk = self.cleaned_data["against"]
-        if pk is None:
-            return None
-        try:
-            return Run.objects.get(pk=pk)
-        except Run.DoesNotExist:
-            raise forms.ValidationError(f"no run {pk}") from None
 
 
 @require_GET

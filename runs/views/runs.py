@@ -21,7 +21,6 @@ from functools import partial
 from urllib.parse import urlencode
 
 from asgiref.sync import sync_to_async
-from django import forms
 from django.contrib.auth.views import redirect_to_login
 from django.http import (
     FileResponse,
@@ -40,6 +39,7 @@ from django_htmx.http import HttpResponseStopPolling
 from runs.engine.execution.artifacts import artifact_file, artifact_text
 from runs.engine.execution.leases import RunFinished, cancel_run, resume_run
 from runs.engine.forking.replays import replay_request
+from runs.forms import LiveForm
 from runs.live import changes, slots
 from runs.live.changes import Cursor
 from runs.models import Node, Run
@@ -61,16 +61,6 @@ from runs.views.common import get_run, navigate, start_fork, start_run
 
 SSE_MAX_SECONDS = 600  # a stream ends after this; the browser reconnects (EventSource does)
 SSE_KEEPALIVE_SECONDS = 15  # a comment line while nothing happens, so proxies keep it open
-
-
-class LiveForm(forms.Form):
-    """The live region's query: the step the inspector beside it shows (highlighted), and
-    where the page stands — its last step (``after``, -1 for none) and the run status it
-    shows. Without ``after`` and ``status`` everything is news."""
-
-    step = forms.IntegerField(required=False, min_value=0, max_value=2**31 - 1)
-    after = forms.IntegerField(required=False, min_value=-1, max_value=2**31 - 1)
-    status = forms.ChoiceField(required=False, choices=Run.Status.choices)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
-from django import forms
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -19,39 +18,21 @@ from django_htmx.http import HttpResponseStopPolling
 from runs.budgets import admitted
 from runs.engine.analysis.noise import (
     FAILED,
-    MAX_SAMPLES,
     StepStability,
     make_samples,
     sample_request,
     stability,
 )
 from runs.engine.analysis.projection import projected_cost
+from runs.forms import SampleForm
+from runs.forms.stability import DEFAULT_SAMPLES
 from runs.models import Node, Run
 from runs.pages.grids import hash_colour
 from runs.tasks import enqueue_run
 from runs.views.common import create_or_refuse, get_run, navigate
 
-DEFAULT_SAMPLES = 5
-
 # Histogram geometry (SVG user units = px): one bar per distinct hash.
 BAR_WIDTH, BAR_GAP, CHART_HEIGHT, LABEL_HEIGHT = 22, 6, 48, 14
-
-
-class SampleForm(forms.Form):
-    k = forms.IntegerField(
-        min_value=1,
-        max_value=MAX_SAMPLES,
-        initial=DEFAULT_SAMPLES,
-        label="samples",
-        help_text=f"1–{MAX_SAMPLES} live replays; each one that reaches an LLM pays its tokens",
-    )
-    node = forms.ChoiceField(label="from step")
-
-    def __init__(self, nodes: list[Node], *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["node"].choices = [
-            (str(n.sequence_id), f"{n.name} (step {n.sequence_id})") for n in nodes
-        ]
 
 
 @dataclass
