@@ -118,7 +118,7 @@ async def _claim_advisory(connection: Any, user_id: int, limits: Limits) -> Slot
     import psycopg
     from asgiref.sync import sync_to_async
 
-    from runs.live import listen_params
+    from runs.live.changes import listen_params
 
     if await sync_to_async(_looks_full)(connection.alias, user_id, limits):
         return None
