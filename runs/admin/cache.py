@@ -43,11 +43,12 @@ class LLMCacheEntryAdmin(CacheEntryAdmin):
         "model_requested",
         "model_answered",
         "model_substituted",
+        "failed",
         "hit_count",
         "last_hit_at",
         "created_at",
     )
-    list_filter = ("provider", ModelRequestedFilter)
+    list_filter = ("provider", "failed", ModelRequestedFilter)
     # Keys are lowercase hex: a case-sensitive prefix (a full key is a prefix of itself)
     # keeps the LIKE index-friendly; names are matched anywhere in the string.
     search_fields = ("key__startswith", "node_name", "model_requested", "model_answered")
@@ -64,6 +65,7 @@ class LLMCacheEntryAdmin(CacheEntryAdmin):
                     "model_requested",
                     "model_answered",
                     "model_substituted",
+                    "failed",
                     "hit_count",
                     "last_hit_at",
                     "created_at",
@@ -85,8 +87,10 @@ class LLMCacheEntryAdmin(CacheEntryAdmin):
 
 @admin.register(ToolCacheEntry)
 class ToolCacheEntryAdmin(CacheEntryAdmin):
-    list_display = ("short_key", "tool", "tool_version", "hit_count", "last_hit_at", "created_at")
-    list_filter = (ToolFilter,)
+    list_display = (
+        "short_key", "tool", "tool_version", "failed", "hit_count", "last_hit_at", "created_at",
+    )  # fmt: skip
+    list_filter = ("failed", ToolFilter)
     search_fields = ("key__startswith", "tool")
     changelist_defer = ("args", "result")
     fieldsets = (
@@ -97,6 +101,7 @@ class ToolCacheEntryAdmin(CacheEntryAdmin):
                     "key",
                     "tool",
                     "tool_version",
+                    "failed",
                     "hit_count",
                     "last_hit_at",
                     "created_at",

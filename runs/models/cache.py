@@ -10,6 +10,10 @@ class CacheEntry(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     hit_count = models.PositiveIntegerField(default=0)
     last_hit_at = models.DateTimeField(null=True, blank=True)
+    # What a failed attempt got (a 429, a 5xx: status and body), kept so that a replay gives
+    # the attempt the same failure and the client's retry takes the same path. Read only by
+    # the runs that pinned it; a new lookup never takes a failure for an answer.
+    failed = models.BooleanField(default=False)
 
     class Meta:
         abstract = True

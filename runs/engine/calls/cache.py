@@ -2,9 +2,10 @@
 
 LLM answers: every distinct answer a (key, occurrence) ever got is its own entry. A lookup
 takes the entry the source step pinned when it made the same call (so a replay of a live or
-sampled run reproduces it), else the key's first entry. Tool results are insert-if-absent:
-under a race the first write wins. Errors are never cached (callers store only results that
-parsed). Live mode never reads, and never replaces what cache mode will read.
+sampled run reproduces it), else the key's first entry that is an answer. Tool results are
+insert-if-absent: under a race the first write wins. A failed attempt (a 429, a 5xx) is kept as
+what that attempt got, for the runs that pin it, and never read as an answer; other errors are
+never stored (callers store only results that parsed). Live mode never reads, and never replaces what cache mode will read.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ def _read(
     counted once, at the end of the run (``count_hits``)."""
     if isinstance(pinned, model) and (pinned.key, pinned.occurrence) == (key, occurrence):
         return pinned
-    found = model.objects.filter(key=key)
+    # A failed attempt (``failed``) is what one run's attempt got, never an answer for another.
+    found = model.objects.filter(key=key, failed=False)
     if occurrence is not None:
         found = found.filter(occurrence=occurrence)
     return found.order_by("id").first()

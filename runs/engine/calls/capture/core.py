@@ -9,8 +9,10 @@ format (``wire.recognise``) is an LLM call; anything else a tool call. Both are 
 content-addressed key — the method, the endpoint (the path of a tool call), the query and the
 canonical JSON body (sorted keys); never the host, a header or a credential (``redaction``) —
 per occurrence within the step, and a replay reads back the entry its source's step pinned
-(``cache.get_llm``/``cache.get_tool``). Only 2xx answers are stored, and an LLM answer only
-when it parses as its format; errors are never cached. A streamed answer is stored as the
+(``cache.get_llm``/``cache.get_tool``). A 2xx answer is stored as an answer — an LLM answer
+only when it parses as its format and is complete; any other status as a failed attempt, which
+a replay gives back to the same attempt (a client's retry takes the same path) and a new
+lookup never takes; a transport error is never stored. A streamed answer is stored as the
 bytes it arrived as, so a replay yields the same chunks.
 
 Calls made from threads a step starts belong to it (``threads``): the slot that holds the
@@ -277,14 +279,17 @@ class StepCalls:
     def recorded(
         self, call: Call, described: dict, answer: Answer, started: float, *, now: bool = True
     ) -> None:
-        """Store a live answer (2xx only; an LLM answer only if it parses as its format) and
-        note what it cost. With ``now=False`` (an async call: the ORM may not run in the event
+        """Store a live answer and note what it cost. A 2xx answer is stored as an answer (an
+        LLM answer only if it parses as its format: one that does not is never stored); any
+        other status as a failed attempt — what this attempt got, replayed to the runs that
+        pin it so a client's retry takes the same path, never served to a new lookup. With ``now=False`` (an async call: the ORM may not run in the event
         loop) the answer is kept for ``store_pending``, which the recorder calls in the run's
         thread when the step ends: one hop a step instead of one a call."""
         call.latency_ms = round((time.perf_counter() - started) * 1000, 3)
         call.status = answer.status
         stored = _stored_response(answer, call.secrets)
         ok = 200 <= answer.status < 300
+        keep = True  # the answer, or a failed attempt's status and body
         if call.kind == "llm":
             fmt = call.wire_format
             simulated = SIMULATOR_HEADER.lower() in {name.lower() for name in answer.headers}
@@ -296,13 +301,13 @@ class StepCalls:
             call.total_tokens = usage.total_tokens
             call.cached_tokens = usage.cached_tokens
             # An answer that reports no usage (a stream without include_usage) has an
-            # unknown cost, never a zero.
+            # unknown cost, never a zero; a refused attempt (a 429, a 5xx) is not charged.
             call.cost_usd = (
                 cost_usd(
                     usage.model or call.model_requested, call.prompt_tokens, call.completion_tokens
                 )
                 if usage.reported
-                else None
+                else (None if ok else Decimal(0))
             )
             problem = wire.invalid(fmt, answer.body, answer.content_type) if ok and fmt else None
             if problem is not None:
@@ -311,11 +316,11 @@ class StepCalls:
                 call.raw = redaction.redact_text(
                     answer.body.decode("utf-8", "replace"), call.secrets
                 )
-                ok = False
-        if ok and not now:
+                keep = False  # never an answer, nor an attempt to replay: the step fails
+        if keep and not now:
             with self.lock:
                 self.pending.append((call, described, stored))
-        elif ok:
+        elif keep:
             self._store(call, described, stored)
         self._add(call)
 
@@ -337,10 +342,12 @@ class StepCalls:
         store_answers([(self, [(call, described, stored)])])
 
     def _entry_fields(self, call: Call, described: dict, stored: dict[str, Any]) -> dict:
+        failed = not 200 <= int(stored["status"]) < 300
         if call.kind == "llm":
             return {
                 "key": call.key,
                 "occurrence": call.occurrence,
+                "failed": failed,
                 "node_name": self.action,
                 "provider": call.provider,
                 "model_requested": call.model_requested,
@@ -356,6 +363,7 @@ class StepCalls:
         return {
             "key": call.key,
             "occurrence": call.occurrence,
+            "failed": failed,
             "tool": f"{call.method} {described['endpoint']}"[:100],
             "tool_version": "http",
             "args": described,

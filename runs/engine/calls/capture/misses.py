@@ -51,9 +51,9 @@ def _not_kept(kept: Sequence[int], occurrence: int) -> str:
     times = ", ".join(str(n + 1) for n in sorted(kept))
     return (
         f"the recorded step made this same request and kept its answer at time {times} of "
-        f"asking it, not at time {occurrence + 1}: either that attempt failed when recorded (a "
-        "429, a 5xx or a broken answer keeps no answer, as a client's retry shows) or the "
-        "step asks more often than it did"
+        f"asking it, not at time {occurrence + 1}: either that attempt got no answer when "
+        "recorded (a connection error or a broken answer keeps none) or the step asks more "
+        "often than it did"
     )
 
 

@@ -15,6 +15,7 @@ import pytest
 from aiohttp import web
 from asgiref.sync import async_to_sync
 
+from runs.engine.calls import cache
 from runs.engine.calls.capture import aiohttp_adapter
 from runs.engine.calls.capture.core import StepCalls, current
 from runs.engine.execution.new_runs import create_run
@@ -304,7 +305,10 @@ def test_a_redirect_is_one_call_answered_where_it_ended_and_a_websocket_passes_t
         ("/echo", 200, "live"),
     ]
     assert out["module"] == {"path": "/echo?x=2", "body": ""}
-    assert not out["calls"][1].entry  # an error is never cached
+    # A 404 is kept as what that attempt got (a replay gives it back), never as an answer.
+    missing = ToolCacheEntry.objects.get(pk=out["calls"][1].entry.removeprefix("tool:"))
+    assert missing.failed and missing.result["status"] == 404
+    assert cache.get_tool(missing.key, 0) is None
     assert [c.cache_source for c in out["replay_calls"]] == ["tool-cache"]
     redirected = ToolCacheEntry.objects.get(args__endpoint="/old")
     assert json.loads(redirected.result["text"])["path"] == "/echo?moved=1"

@@ -1,13 +1,12 @@
 """A replayed call with no entry always says why (issue 29, item 7): when its request equals a
 recorded one, the list of differing fields would be empty, so the miss names what does differ —
-the time of asking it at which the recorded step kept no answer (a failed attempt a client
-retried), or the step's asking more often than it did.
+the time of asking it at which the recorded step kept no answer: the step asks more often
+than it did when recorded.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import openai
 import pytest
@@ -20,7 +19,7 @@ from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.replays import create_replay
 from runs.models import Run
-from runs.tests.conftest import LoopbackCall, LoopbackProvider
+from runs.tests.conftest import LoopbackProvider, closed_port_url
 
 REQUEST = {"method": "POST", "endpoint": "chat/completions", "body": {"model": "m"}}
 
@@ -28,7 +27,7 @@ REQUEST = {"method": "POST", "endpoint": "chat/completions", "body": {"model": "
 def test_a_request_equal_to_a_kept_one_names_the_time_of_asking_that_kept_none():
     text = misses.explain(REQUEST, [object()], occurrence=0, kept=[1])
     assert "kept its answer at time 2 of asking it, not at time 1" in text
-    assert "failed when recorded" in text and "differs in" not in text
+    assert "got no answer when recorded" in text and "differs in" not in text
 
 
 def test_a_request_equal_to_a_recorded_one_under_another_key_says_so():
@@ -48,50 +47,52 @@ def test_a_different_request_still_names_the_fields_that_differ():
     assert 'differs in body.model: "other" → "m"' in text
 
 
+ASKED = {"times": 1}  # how many times the step asks; the test raises it between runs
+
+
 @action(reads=[], writes=["answer"])
 def ask(state: State) -> State:
-    # The SDK's own retries (2 by default): a 500 is asked again after a backoff.
-    client = openai.OpenAI(base_url=os.environ["OPENAI_BASE_URL"], api_key="sk-test-0000")
-    reply = client.chat.completions.create(
-        model="rewind-sim-1", temperature=0, messages=[{"role": "user", "content": "Which?"}]
+    client = openai.OpenAI(
+        base_url=os.environ["OPENAI_BASE_URL"], api_key="sk-test-0000", max_retries=0
     )
-    return state.update(answer=reply.choices[0].message.content)
+    answers = [
+        client.chat.completions.create(
+            model="rewind-sim-1", temperature=0, messages=[{"role": "user", "content": "Which?"}]
+        )
+        .choices[0]
+        .message.content
+        for _ in range(ASKED["times"])
+    ]
+    return state.update(answer=answers[-1])
 
 
-def retrying_application():
+def asking_application():
     return ApplicationBuilder().with_actions(ask=ask).with_entrypoint("ask").build()
 
 
 @pytest.fixture
-def retried(rewind_settings, monkeypatch, db):
-    name = "retrying_chat"
-    path = f"{__name__}.retrying_application"
+def recorded(rewind_settings, monkeypatch, db):
+    name = "asking_chat"
+    path = f"{__name__}.asking_application"
     rewind_settings.REWIND_PIPELINES = {**rewind_settings.REWIND_PIPELINES, name: path}
     registry._load.cache_clear()
-    attempts = {"n": 0}
-
-    def answer(call: LoopbackCall) -> tuple[Any, ...]:
-        if call.path.endswith("/chat/completions"):
-            attempts["n"] += 1
-            if attempts["n"] == 1:
-                return 500, {"error": {"message": "upstream hiccup", "type": "server_error"}}
-        return provider.simulate(call)
-
-    provider = LoopbackProvider(answer)
+    ASKED["times"] = 1
+    provider = LoopbackProvider()
     with provider.serve() as url:
         monkeypatch.setenv("OPENAI_BASE_URL", url)
         source = execute_run(create_run(name, {}).pk)
     yield source
+    ASKED["times"] = 1
     registry._load.cache_clear()
 
 
-def test_a_replay_of_a_run_whose_client_retried_never_names_an_empty_difference(retried):
-    assert retried.status == Run.Status.COMPLETED, retried.error
-    replay = execute_run(create_replay(retried).pk)  # the provider is gone
-    step = replay.nodes.get(name="ask")
-    # Until a failed attempt is recorded as what it got (issue 29, item 1), the first attempt
-    # has nothing to replay and the step fails — saying why, never with an empty difference.
+def test_a_replay_that_asks_more_often_never_names_an_empty_difference(recorded, monkeypatch):
+    assert recorded.status == Run.Status.COMPLETED, recorded.error
+    monkeypatch.setenv("OPENAI_BASE_URL", closed_port_url())  # the provider is gone
+    ASKED["times"] = 2  # the step's code now asks the same question twice
+    replay = execute_run(create_replay(recorded).pk)
     assert replay.status == Run.Status.FAILED
+    step = replay.nodes.get(name="ask")
     assert "differs in" not in step.error, step.error
-    assert "kept its answer at time 2 of asking it, not at time 1" in step.error, step.error
-    assert step.calls[0]["error"] == step.error  # the call says it too (the inspector lists it)
+    assert "kept its answer at time 1 of asking it, not at time 2" in step.error, step.error
+    assert step.calls[-1]["error"] == step.error  # the call says it too (the inspector lists it)
