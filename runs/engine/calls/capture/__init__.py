@@ -12,6 +12,8 @@
 - ``guard``          hermetic replays: a connection the capture did not make is refused
                      (or, in a live step, written down as a warning)
 - ``misses``         a replayed call with no entry: the nearest recorded call, what differs
+- ``backoff``        a replayed failed attempt: the client's next sleep (its backoff) returns
+                     at once
 - ``unreachable``    a call that could not connect: the endpoint, and where its URL came from
 - ``aiohttp_adapter`` ``aiohttp``: ``ClientSession._request`` (websockets pass through)
 - ``httpclient_adapter`` ``http.client`` and so ``urllib.request``: ``HTTPConnection``'s request
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 from runs.engine.calls.capture import (
     aiohttp_adapter,
+    backoff,
     guard,
     httpclient_adapter,
     httpx_adapter,
@@ -67,6 +70,7 @@ def install() -> None:
     redaction.redact_library_logs()
     threads.install()
     guard.install()
+    backoff.install()
     httpx_adapter.install()
     urllib3_adapter.install()
     aiohttp_adapter.install()

@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from runs.engine.calls import cache
-from runs.engine.calls.capture import branches, misses, redaction, unreachable, wire
+from runs.engine.calls.capture import backoff, branches, misses, redaction, unreachable, wire
 from runs.engine.calls.inflight import call_lock
 from runs.engine.calls.pricing import cost_usd
 from runs.engine.errors import NodeFailure
@@ -221,6 +221,7 @@ class StepCalls:
     def prepare(self, out: Outgoing) -> tuple[bytes | None, Call, dict[str, Any]]:
         """The call ``out`` is, with its key and occurrence; the body to send instead when an
         override rewrote it (else None); and what the key was taken over (redacted)."""
+        backoff.forget()  # a sleep from here on is not the last failed attempt's backoff
         body = _json_body(out.content)
         fmt = wire.recognise(out.method, out.path, body)
         replaced = None
@@ -270,6 +271,8 @@ class StepCalls:
         call.cache_source = "cache" if call.kind == "llm" else "tool-cache"
         call.entry = f"{call.kind}:{entry.pk}"
         call.status = int(stored["status"])
+        if entry.failed:
+            backoff.owe()  # the client retries as it did; its backoff sleep does not wait
         if call.kind == "llm":
             call.model_answered = entry.model_answered
             call.provider = entry.provider

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Any
 
 import httpx
@@ -37,19 +38,34 @@ def ask_with_sdk_retries(state: State) -> State:
     return state.update(answer=reply.choices[0].message.content)
 
 
+@action(reads=[], writes=["answer"])
+async def ask_async_with_sdk_retries(state: State) -> State:
+    client = openai.AsyncOpenAI(base_url=os.environ["OPENAI_BASE_URL"], api_key="sk-test-0000")
+    reply = await client.chat.completions.create(
+        model="rewind-sim-1", temperature=0, messages=[{"role": "user", "content": QUESTION}]
+    )
+    return state.update(answer=reply.choices[0].message.content)
+
+
 @action(reads=[], writes=["rate"])
 def fetch_with_a_loop(state: State) -> State:
     # A tool an action retries by hand, as agent code often does.
     url = os.environ["OPENAI_BASE_URL"].removesuffix("/v1") + "/rates/eur"
-    for _ in range(3):
+    for attempt in range(3):
         answer = httpx.get(url, timeout=5)
         if answer.status_code == 200:
             return state.update(rate=answer.json()["rate"])
+        time.sleep(0.4 * (attempt + 1))  # its own backoff
     raise RuntimeError(f"the rates service answered {answer.status_code} three times")
 
 
 def sdk_application():
     builder = ApplicationBuilder().with_actions(ask=ask_with_sdk_retries)
+    return builder.with_entrypoint("ask").build()
+
+
+def async_sdk_application():
+    builder = ApplicationBuilder().with_actions(ask=ask_async_with_sdk_retries)
     return builder.with_entrypoint("ask").build()
 
 
@@ -60,6 +76,7 @@ def loop_application():
 
 APPS = {
     "retrying_sdk": f"{__name__}.sdk_application",
+    "retrying_async_sdk": f"{__name__}.async_sdk_application",
     "retrying_loop": f"{__name__}.loop_application",
 }
 
@@ -70,6 +87,29 @@ def apps(rewind_settings, db):
     registry._load.cache_clear()
     yield
     registry._load.cache_clear()
+
+
+def backoffs(monkeypatch) -> list[float]:
+    """The sleeps that really waited a backoff (0.3 s or more) — the client's, on the thread of
+    the step or its task — from here on: the real sleeps behind the capture's are counted."""
+    from runs.engine.calls.capture import backoff
+
+    slept: list[float] = []
+    real, real_async = backoff._real_sleep, backoff._anyio_sleep
+
+    def sleep(seconds: float) -> None:
+        if seconds >= 0.3:
+            slept.append(seconds)
+        real(min(seconds, 0.01))
+
+    async def anyio_sleep(seconds: float) -> None:
+        if seconds >= 0.3:
+            slept.append(seconds)
+        await real_async(min(seconds, 0.01))
+
+    monkeypatch.setattr(backoff, "_real_sleep", sleep)
+    monkeypatch.setattr(backoff, "_anyio_sleep", anyio_sleep)
+    return slept
 
 
 def flaky(failures: list[tuple[int, Any]]) -> LoopbackProvider:
@@ -98,17 +138,20 @@ RATE_LIMITED = (429, {"error": {"message": "slow down", "type": "rate_limit"}})
     [
         ("retrying_sdk", [SERVER_ERROR], LLMCacheEntry),
         ("retrying_sdk", [RATE_LIMITED, SERVER_ERROR], LLMCacheEntry),
+        ("retrying_async_sdk", [SERVER_ERROR], LLMCacheEntry),
         ("retrying_loop", [SERVER_ERROR, (503, b"<html>busy</html>")], ToolCacheEntry),
     ],
-    ids=["sdk-500", "sdk-429-then-500", "loop-500-503"],
+    ids=["sdk-500", "sdk-429-then-500", "async-sdk-500", "loop-500-503"],
 )
 def test_a_run_whose_client_retried_replays_identical_with_the_provider_gone(
     apps, monkeypatch, app, failures, model
 ):
+    slept = backoffs(monkeypatch)
     provider = flaky(failures)
     with provider.serve() as url:
         monkeypatch.setenv("OPENAI_BASE_URL", url)
         source = execute_run(create_run(app, {}).pk)
+    assert len(slept) >= len(failures), slept  # recording: the client waited its backoff
     assert source.status == Run.Status.COMPLETED, source.error
     step = source.nodes.get()
     attempts = [c for c in step.calls if c["endpoint"] != "models"]
@@ -119,8 +162,10 @@ def test_a_run_whose_client_retried_replays_identical_with_the_provider_gone(
     assert failed.count() == len(failures)
 
     monkeypatch.setenv("OPENAI_BASE_URL", closed_port_url())  # the provider is gone
+    slept.clear()
     replay = execute_run(create_replay(source).pk)
     assert replay.status == Run.Status.COMPLETED, replay.error
+    assert slept == [], slept  # replaying: the failed attempts' backoffs did not wait
     assert replay_verdict(source, replay)["verdict"] == "identical"
     replayed = [c for c in replay.nodes.get().calls if c["endpoint"] != "models"]
     assert [c["status"] for c in replayed] == [c["status"] for c in attempts]
