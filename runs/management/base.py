@@ -240,10 +240,14 @@ class RewindCommand(BaseCommand):
         )
 
     def execute_and_report(
-        self, run: Run, options: dict[str, Any], total: int | None = None
+        self,
+        run: Run,
+        options: dict[str, Any],
+        total: int | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> None:
-        """Run ``run`` here (or enqueue it with ``--enqueue``), print it, and exit non-zero
-        if it did not complete."""
+        """Run ``run`` here (or enqueue it with ``--enqueue``), print it (with ``extra`` in
+        its JSON), and exit non-zero if it did not complete."""
         from runs.engine.execution.runner import execute_run
         from runs.tasks import enqueue_run
 
@@ -251,14 +255,21 @@ class RewindCommand(BaseCommand):
             enqueue_run(run)
         else:
             run = execute_run(run.pk, on_step=self.progress(total))
-        self.report(run, options, finished=not options["enqueue"])
+        self.report(run, options, finished=not options["enqueue"], extra=extra)
 
-    def report(self, run: Run, options: dict[str, Any], *, finished: bool = True) -> None:
-        """Print ``run`` (``--json``: the contract object alone); exit non-zero if it was
-        meant to be ``finished`` and did not complete."""
+    def report(
+        self,
+        run: Run,
+        options: dict[str, Any],
+        *,
+        finished: bool = True,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        """Print ``run`` (``--json``: the contract object alone, plus ``extra``); exit
+        non-zero if it was meant to be ``finished`` and did not complete."""
         from runs.engine.analysis.report import run_json
 
-        data = run_json(run)
+        data = {**run_json(run), **(extra or {})}
         if options["json"]:
             self.print_json(data)
         else:

@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from runs.engine.calls.keys import PROVIDER_IDENTITIES
-from runs.engine.forking.forks import open_fork, preview_fork, resolve_fork
+from runs.engine.forking.forks import existing_fork, open_fork, preview_fork, resolve_fork
 from runs.management.base import RewindCommand
 
 
@@ -60,11 +60,15 @@ class Command(RewindCommand):
             provider=options["provider"],
         )  # fmt: skip
         if options["dry_run"]:
-            self.show_preview(preview_fork(fork), options["json"])
+            existing = existing_fork(fork)
+            preview = preview_fork(fork)
+            # The same fork was made before: running this would open it, not make one.
+            preview["opens"] = existing.pk if existing is not None else None
+            self.show_preview(preview, options["json"])
             return
         opened = open_fork(fork)
         if not opened.reused:
-            self.execute_and_report(opened.run, options)
+            self.execute_and_report(opened.run, options, extra={"reused": False})
             return
         # The same fork was made before (open_fork's rule): print that run as it stands —
         # on stderr the notice, so that --json's stdout is the contract object alone.
@@ -76,7 +80,7 @@ class Command(RewindCommand):
             else "--live makes a new run (it skips the cache)"
         )
         self.stderr.write(f"you already made this {what}: run {run.pk} ({run.status}); {again}")
-        self.report(run, options, finished=False)
+        self.report(run, options, finished=False, extra={"reused": True})
 
     def show_preview(self, preview: dict[str, Any], as_json: bool) -> None:
         if as_json:
@@ -89,6 +93,11 @@ class Command(RewindCommand):
             self.stdout.write(
                 f"{step['sequence_id']:>4}  {step['name']:<10} {step['kind']:<4}  "
                 f"{will_be:<23} ~{step['projected_tokens']} tokens"
+            )
+        if preview["opens"] is not None:
+            self.stdout.write(
+                f"an identical fork was made before: this opens run {preview['opens']} "
+                "instead of making one (--live makes a new run)"
             )
         miss = preview["first_miss"]
         self.stdout.write(

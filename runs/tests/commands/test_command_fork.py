@@ -290,3 +290,26 @@ def test_a_new_run_against_an_endpoint_without_a_model_says_what_to_set(
         call_command("rewind_run", stdout=io.StringIO(), stderr=io.StringIO())
 
     assert Run.objects.count() == before
+
+
+def test_json_says_whether_the_fork_was_made_or_opened_as_the_api_does(research_run):
+    args = (str(research_run.pk), "--node", "analyse", "--set", "args.cost_scale=3")
+    made = rewind_fork_json(*args)
+    again = rewind_fork_json(*args)
+
+    assert made["reused"] is False
+    assert again["reused"] is True and again["run"] == made["run"]
+    assert Run.objects.filter(parent=research_run).count() == 1
+
+
+def test_a_dry_run_of_a_fork_made_before_says_which_run_it_would_open(research_run):
+    args = (str(research_run.pk), "--node", "analyse", "--set", "args.cost_scale=3")
+    before = rewind_fork_json(*args, "--dry-run")
+    made = rewind_fork_json(*args)
+    after = rewind_fork_json(*args, "--dry-run")
+    text = rewind_fork(*args, "--dry-run")
+
+    assert before["opens"] is None
+    assert after["opens"] == made["run"]
+    assert f"this opens run {made['run']} instead of making one" in text
+    assert rewind_fork_json(*args, "--live", "--dry-run")["opens"] is None  # live: a new run
