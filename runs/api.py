@@ -56,6 +56,9 @@ class ApiError(Exception):
 
 
 def error(status: int, message: str) -> JsonResponse:
+    # A message may quote what the client sent, lone surrogates included ("\ud800" is valid
+    # JSON, but no UTF-8): those are escaped (as \ud800), so the 400 stays a 400.
+    message = message.encode("utf-8", "backslashreplace").decode("utf-8")
     return JsonResponse(
         {"error": message}, status=status, json_dumps_params={"ensure_ascii": False}
     )

@@ -316,3 +316,21 @@ def test_django_request_errors_reach_a_handler():
     assert handlers, "django.request has no handler of its own"
     record = logger.makeRecord("django.request", logging.ERROR, __file__, 1, "x", (), None)
     assert any(h.level <= logging.ERROR and h.filter(record) for h in handlers)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"node": "analyse", "live": "\\ud800"}',  # a lone surrogate the 400 quotes back
+        '{"node": "analyse", "\\udfff": 1}',  # in an unknown key's name
+        '{"pipeline": "\\ud83d", "inputs": {}}',  # in a value the engine names
+    ],
+    ids=["value", "key", "engine-message"],
+)
+def test_a_lone_surrogate_in_a_body_is_a_400_not_a_500(research_run, signed_in, body):
+    url = "/api/runs" if "pipeline" in body else f"/api/runs/{research_run.pk}/forks"
+    before = Run.objects.count()
+    response = post(signed_in, url, body)
+    assert response.status_code in (400, 404), response.content[:300]
+    assert response.json()["error"]  # valid UTF-8 JSON, the odd character escaped
+    assert Run.objects.count() == before
