@@ -25,7 +25,7 @@ def test_run_${run}_differs_from_run_${against}_in_the_recorded_fields(replayed:
     got = replayed["changed"]
     if got is None:
         pytest.fail("run $run and run $against did not both replay; see their own tests", pytrace=False)
-    if got != CHANGED:
+    if canonical(got) != canonical(CHANGED):
         pytest.fail(
             "run $against -> run $run: the diff of the replays is not the recorded one:\\n"
             + describe_changes(CHANGED, got),
@@ -106,6 +106,12 @@ def describe_fields(fields: list[dict], limit: int = 4) -> str:
     lines = [f"{f['path']}: {shorten(f['a'])} -> {shorten(f['b'])}" for f in fields[:limit]]
     more = f" (and {len(fields) - limit} more)" if len(fields) > limit else ""
     return "; ".join(lines) + more
+
+
+def canonical(value: object) -> str:
+    """A value as Rewind compares values: canonical JSON (NaN is equal to itself here, and
+    1 is not 1.0), never ``==``."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def describe_changes(expected: list[dict], got: list[dict]) -> str:

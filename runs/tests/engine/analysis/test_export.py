@@ -305,3 +305,19 @@ def test_the_download_refuses_a_run_that_did_not_complete_and_a_bad_parameter(
         response = signed_in.get(f"/runs/{research_run.pk}/export/", {"against": bad})
         assert response.status_code == 400, bad
     assert signed_in.get("/runs/999999/export/").status_code == 404
+
+
+def test_an_exported_diff_whose_recorded_field_was_nan_passes(rewind_settings, db, tmp_path, home):
+    """The diff test compares the replayed change with the recorded one as Rewind compares
+    values (canonical JSON), so a step that wrote NaN (``mean: NaN -> 1.5``) is equal to
+    itself — with ``==`` it never was."""
+    app = "runs.tests.helpers.nan_apps.application"
+    rewind_settings.REWIND_PIPELINES = {**rewind_settings.REWIND_PIPELINES, "nan_mean": app}
+    registry._load.cache_clear()
+    parent = completed(execute_run(create_run("nan_mean", {}).pk))
+    fork = completed(execute_run(create_fork(parent, "average", "writes.mean", "1.5").pk))
+    out = export(tmp_path, str(fork.pk), "--against", str(parent.pk))
+    source = next(out.glob("test_*.py")).read_text()
+    assert 'float("nan")' in source  # the recorded change, written so it loads back
+    passes(out, home, tests=3)
+    registry._load.cache_clear()
