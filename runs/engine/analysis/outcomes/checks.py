@@ -52,6 +52,28 @@ def _timed_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> 
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
+# Values a schema is tried on when declared: one of each JSON type.
+_PROBES: tuple[Any, ...] = (None, True, 0, 1.5, "", "text", [], [None], {}, {"key": None})
+
+
+def _evaluable(compiled: Any) -> None:
+    """A schema that cannot be evaluated is refused when declared, not found out by every page
+    that shows its outcome: ``{"$ref": "#"}`` refers to itself without end (RecursionError),
+    a ``$ref`` to nothing cannot be resolved."""
+    for probe in _PROBES:
+        try:
+            jsonschema.exceptions.best_match(compiled.iter_errors(probe))
+        except RecursionError:
+            raise OutcomeError(
+                "json_schema refers to itself without end (a $ref cycle that checks nothing): "
+                "it could never be evaluated"
+            ) from None
+        except TimeoutError:
+            continue  # a pattern that is slow on a probe: judged under its timeout later
+        except Exception as exc:  # noqa: BLE001 — any other way the schema cannot be evaluated
+            raise OutcomeError(f"json_schema cannot be evaluated: {exc}"[:300]) from None
+
+
 def _validator_class(schema: Any) -> Any:
     base = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     return validators.extend(base, {"pattern": _timed_pattern})
@@ -95,6 +117,7 @@ class Check:
             except jsonschema.SchemaError as exc:
                 raise OutcomeError(f"json_schema is not a valid schema: {exc.message}") from None
             compiled = klass(argument)
+            _evaluable(compiled)
         return cls(kind, argument, compiled)
 
     def as_json(self) -> dict[str, Any]:

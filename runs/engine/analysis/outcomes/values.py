@@ -37,14 +37,16 @@ from runs.models import Outcome as OutcomeRow
 @dataclass(frozen=True)
 class OutcomeValue:
     """One outcome of one run: its ``value`` (None when ``missing``), whether it ``passed``
-    its check (None: no check, or a run still going that has not produced it yet) and
-    ``why`` — what failed, or why the value is missing."""
+    its check (None: no check, a run still going that has not produced it yet, or an
+    ``error``: the check could not be evaluated) and ``why`` — what failed, why the value is
+    missing, or why the check could not be evaluated."""
 
     outcome: Outcome
     value: Any
     passed: bool | None
     missing: bool = False
     why: str = ""
+    error: bool = False  # its check could not be evaluated on this value (``why`` says how)
 
     @property
     def name(self) -> str:
@@ -70,6 +72,7 @@ class OutcomeValue:
             "path": self.outcome.path,
             "check": self.check.as_json() if self.check else None,
             "missing": self.missing,
+            "error": self.error,
             "why": self.why or None,
         }
 
@@ -167,7 +170,11 @@ def read(
         if value is not MISSING:
             if outcome.check is None:
                 return OutcomeValue(outcome, value, None)
-            passed, failed = outcome.check.judge(value)
+            try:
+                passed, failed = outcome.check.judge(value)
+            except Exception as exc:  # noqa: BLE001 — a check marks its outcome, never the page
+                why = f"the check could not be evaluated ({type(exc).__name__})"
+                return OutcomeValue(outcome, value, None, error=True, why=why)
             return OutcomeValue(outcome, value, passed, why=failed)
         why = f"{where}: {why}"
     # Missing. A run still going may yet produce it; a finished one did not.
