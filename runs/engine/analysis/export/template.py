@@ -132,6 +132,7 @@ def describe_changes(expected: list[dict], got: list[dict]) -> str:
     + """def replay_offline(fixture_path: Path, result_path: Path) -> None:
     fixture = load_fixture(fixture_path)
     from runs.engine.analysis.diff import diff_runs, diff_values
+    from runs.engine.analysis.export import changed_fields  # what the recorded diff was made by
     from runs.engine.execution.runner import execute_run
     from runs.engine.forking.replays import create_replay
     from runs.models import Run
@@ -168,18 +169,7 @@ def describe_changes(expected: list[dict], got: list[dict]) -> str:
             "steps": steps,
         }
     if AGAINST is not None and all(r.status == "completed" for r in replays.values()):
-        diff = diff_runs(replays[AGAINST], replays[RUN])
-        result["changed"] = [
-            {
-                "node": c["name"],
-                "fields": sorted(
-                    ({"path": f["path"], "a": f["a"], "b": f["b"]} for f in c["fields"]),
-                    key=lambda f: f["path"],
-                ),
-            }
-            for c in diff.changes
-            if not c["same"]
-        ]
+        result["changed"] = changed_fields(diff_runs(replays[AGAINST], replays[RUN]))
     result_path.write_text(json.dumps(result, ensure_ascii=False, default=str), encoding="utf-8")
 
 
