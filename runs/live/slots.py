@@ -24,6 +24,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import threading
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -81,7 +82,12 @@ class Slot:
         if self.counted is not None:
             _memory.give_back(self.counted)
         if self.connection is not None:
-            await self.connection.close()  # drops the advisory locks
+            # Unlock before closing: the server drops a closed session's locks only once its
+            # backend has noticed the close, and a stream opened meanwhile would still count
+            # this slot as held (a reconnecting page refused for a moment; a flaky test).
+            with suppress(Exception):  # a broken session: closing it drops them all the same
+                await self.connection.execute("SELECT pg_advisory_unlock_all()")
+            await self.connection.close()  # drops whatever it still holds
 
 
 async def claim(user_id: int, limits: Limits | None = None, alias: str = "default") -> Slot | None:
