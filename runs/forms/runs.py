@@ -17,7 +17,7 @@ from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.domains import Domain, Number
 from runs.engine.apps.registry import get_pipeline, pipeline_names
 from runs.engine.apps.specs import Pipeline
-from runs.engine.errors import OverrideError, PipelineError, RewindError
+from runs.engine.errors import OverrideError, PipelineError
 from runs.engine.execution.new_runs import create_run
 from runs.engine.forking.overrides import MAX_TEMPERATURE, check_clean, typed_like
 from runs.forms.fields import field_text, normalise
@@ -266,23 +266,20 @@ class NewRunForm(forms.Form):
         return data
 
     def create(self) -> Run:
-        """Create the queued run; engine errors become form errors."""
+        """Create the queued run; an engine refusal (``RewindError``) is raised as it is, and
+        ``views.common.create_or_refuse`` puts it on the form."""
         data = self.cleaned_data
         app = self.is_app
-        try:
-            return create_run(
-                self.pipeline_name,
-                data["inputs"],
-                turns=data["turns"] if app else None,
-                halt_after=self._names("halt_after") if app else None,
-                halt_before=self._names("halt_before") if app else None,
-                model=None if app else data["model"] or None,
-                temperature=None if app else data["temperature"],
-                from_text=False,
-            )
-        except RewindError as exc:
-            self.add_error(None, str(exc))
-            raise
+        return create_run(
+            self.pipeline_name,
+            data["inputs"],
+            turns=data["turns"] if app else None,
+            halt_after=self._names("halt_after") if app else None,
+            halt_before=self._names("halt_before") if app else None,
+            model=None if app else data["model"] or None,
+            temperature=None if app else data["temperature"],
+            from_text=False,
+        )
 
 
 class LiveForm(forms.Form):

@@ -79,8 +79,7 @@ def create_or_refuse(  # noqa: UP047
         form.add_error(None, str(exc))
         return None, BUDGET_STATUS
     except RewindError as exc:
-        if str(exc) not in form.non_field_errors():  # a form's own create() may have put it
-            form.add_error(None, str(exc))
+        form.add_error(None, str(exc))
         return None, 400
     return made, 200 if made is not None else 400
 

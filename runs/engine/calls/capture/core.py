@@ -285,9 +285,10 @@ class StepCalls:
         """Store a live answer and note what it cost. A 2xx answer is stored as an answer (an
         LLM answer only if it parses as its format: one that does not is never stored); any
         other status as a failed attempt — what this attempt got, replayed to the runs that
-        pin it so a client's retry takes the same path, never served to a new lookup. With ``now=False`` (an async call: the ORM may not run in the event
-        loop) the answer is kept for ``store_pending``, which the recorder calls in the run's
-        thread when the step ends: one hop a step instead of one a call."""
+        pin it so a client's retry takes the same path, never served to a new lookup. With
+        ``now=False`` (an async call: the ORM may not run in the event loop) the answer is kept
+        for ``store_pending``, which the recorder calls in the run's thread when the step ends:
+        one hop a step instead of one a call."""
         call.latency_ms = round((time.perf_counter() - started) * 1000, 3)
         call.status = answer.status
         stored = _stored_response(answer, call.secrets)
