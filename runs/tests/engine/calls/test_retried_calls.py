@@ -190,3 +190,36 @@ def test_a_failed_attempt_is_never_served_to_a_new_run(apps, monkeypatch):
     assert second.nodes.get().output == first.nodes.get().output
     failed = LLMCacheEntry.objects.get(failed=True)
     assert json.loads(failed.response["text"])["error"]["message"] == "upstream hiccup"
+
+
+def test_burrs_shipped_chatbot_whose_openai_client_retried_replays_identical(
+    rewind_settings, monkeypatch, tmp_path, db
+):
+    """Burr's multi-modal chatbot, unchanged, with the openai SDK users install today (its
+    default 2 retries): the provider answers the first chat call 500 (planted), the SDK
+    retries, the run completes; its replay with the provider gone is identical at 0 tokens."""
+    from runs.tests.helpers.burr_examples import APPS as EXAMPLES
+    from runs.tests.helpers.burr_examples import QUESTION as CAPITAL
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-rewind-burr-apps")
+    rewind_settings.REWIND_PIPELINES = {
+        **rewind_settings.REWIND_PIPELINES,
+        "chatbot": EXAMPLES["chatbot"],
+    }
+    registry._load.cache_clear()
+    provider = flaky([SERVER_ERROR])
+    with provider.serve() as url:
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        source = execute_run(create_run("chatbot", {"prompt": CAPITAL}, halt_after=["response"]).pk)
+    assert source.status == Run.Status.COMPLETED, source.error
+    statuses = [c["status"] for n in source.nodes.all() for c in n.calls]
+    assert statuses.count(500) == 1 and 200 in statuses  # the planted failure, then the retry
+
+    monkeypatch.setenv("OPENAI_BASE_URL", closed_port_url())
+    replay = execute_run(create_replay(source).pk)
+    assert replay.status == Run.Status.COMPLETED, replay.error
+    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert sum(n.total_tokens for n in replay.nodes.all()) == 0
+    registry._load.cache_clear()
