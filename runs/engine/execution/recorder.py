@@ -201,8 +201,8 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
                 action, self.calls, self.before, self.stored_before, after, self.started
             )
             self.ctx.warnings.extend(
-                f"{action.name} connected to {u['endpoint']} outside capture (from "
-                f"{u['line']}): its replay will not be hermetic"
+                f"{action.name} {u.get('verb', 'connected to')} {u['endpoint']} outside capture "
+                f"(from {u['line']}): its replay will not be hermetic"
                 for u in self.calls.uncaptured
             )
             self.calls = None

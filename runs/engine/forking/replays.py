@@ -44,7 +44,8 @@ def replay_request(source: Run, *, live: bool = False, allow_network: bool = Fal
 
 
 def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
-    """``identical`` only if every hash, the artifact and the trajectory match at 0 tokens.
+    """``identical`` only if every hash, the artifact and the trajectory match at 0 tokens
+    and nothing escaped the capture (``not-hermetic`` when something did: ``escaped``).
 
     One query for both runs' steps (names, hashes, sources, tokens); the diff, which reads
     every value and both artifacts, only when a step's output differs from its source's."""
@@ -75,6 +76,7 @@ def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
         "artifact_equal": source.artifact_sha256 == replay.artifact_sha256,
         "error": replay.error or None,
         "nondeterministic": [],
+        "escaped": escaped(replay),
     }
     if replay.status != Run.Status.COMPLETED:
         return result
@@ -89,4 +91,20 @@ def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
         result["nondeterministic"] = diff.nondeterministic
     identical = result["trajectory_equal"] and result["artifact_equal"] and tokens == 0 and not live
     result["verdict"] = "identical" if identical else "diverged"
+    if result["escaped"]:  # it reached what it did not record: its sameness proves nothing
+        result["verdict"] = "not-hermetic"
     return result
+
+
+def escaped(replay: Run) -> list[dict[str, str]]:
+    """What a replay's steps reached outside the capture (possible only with the network
+    allowed: otherwise it was refused, and the step failed): step, what, how, from where."""
+    if not replay.allow_network:
+        return []
+    rows = Node.objects.filter(run=replay).exclude(cache_source=Node.CacheSource.INHERITED)
+    return [
+        {"node": name, "endpoint": call["endpoint"], "line": call.get("line", "")}
+        for name, calls in rows.order_by("sequence_id").values_list("name", "calls")
+        for call in calls or []
+        if call.get("kind") == "uncaptured"
+    ]

@@ -37,7 +37,7 @@ def parse_since(value: str):
 class Command(RewindCommand):
     help = (
         "Replay finished runs unchanged and check that each reproduces every output hash and "
-        "its artifact at 0 tokens. Exits 1 if any run diverged or failed."
+        "its artifact at 0 tokens. Exits 1 if any is not identical (diverged, failed, not hermetic)."
     )
 
     allow_network = False  # --allow-network (set by handle)
@@ -116,7 +116,7 @@ class Command(RewindCommand):
         bad = [r for r in results if r["verdict"] != "identical"]
         if bad or interrupted:
             raise CommandError(
-                f"{len(bad)} of {len(results)} replay(s) diverged or failed"
+                f"{len(bad)} of {len(results)} replay(s) not identical (diverged, failed or not hermetic)"
                 + ("; interrupted" if interrupted else "")
             )
 
@@ -191,6 +191,11 @@ class Command(RewindCommand):
             self.stdout.write(
                 f"{r['run']:>6} {replay:>7}  {r['verdict']:<10} {r['total_tokens']:>6}  {where}"
             )
+            for escape in r.get("escaped") or []:
+                self.stdout.write(
+                    f"{'':>16}not hermetic: {escape['node']} reached {escape['endpoint']} outside "
+                    f"capture (from {escape['line']}), so its sameness proves nothing"
+                )
             for step in r.get("nondeterministic") or []:
                 self.stdout.write(
                     f"{'':>16}non-deterministic code: {step['node']} (step {step['sequence_id']}) "

@@ -167,7 +167,7 @@ def test_a_diverging_replay_exits_with_an_error_and_names_the_first_divergence(
 
     message, out = replay_error(str(run.pk), "--json")
 
-    assert message == "1 of 1 replay(s) diverged or failed"
+    assert message == "1 of 1 replay(s) not identical (diverged, failed or not hermetic)"
     (result,) = results(out)["results"]
     assert result["verdict"] == "diverged"
     assert result["first_divergence"]["node"] == "research"

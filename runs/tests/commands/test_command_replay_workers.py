@@ -160,7 +160,7 @@ def test_a_replay_that_fails_in_a_worker_is_reported_and_exits_1(pids):
 
     message, out, _ = replay_failing(str(good.pk), str(bad.pk), "--workers", "2")
 
-    assert message == "1 of 2 replay(s) diverged or failed"
+    assert message == "1 of 2 replay(s) not identical (diverged, failed or not hermetic)"
     rows = out.splitlines()
     assert re.match(rf"\s*{good.pk} +\d+  identical ", rows[1]), out
     assert re.match(rf"\s*{bad.pk} +\d+  failed ", rows[2]), out
@@ -183,7 +183,7 @@ def test_a_worker_that_dies_is_replaced_its_run_resumed_once_then_reported(pids,
         str(doomed.pk), *[str(r.pk) for r in others], "--workers", "2", "--json"
     )
 
-    assert message == "1 of 4 replay(s) diverged or failed"
+    assert message == "1 of 4 replay(s) not identical (diverged, failed or not hermetic)"
     data = json.loads(out)
     assert [r["run"] for r in data["results"]] == [doomed.pk, *[r.pk for r in others]]
     lost, *rest = data["results"]
@@ -261,7 +261,7 @@ def test_ctrl_c_withdraws_what_no_worker_took_and_lets_the_ones_in_hand_finish(p
     done = int(finished.group(1))
     # The first result (or two, read at once), and what the two workers held when Ctrl-C came.
     assert 1 <= done <= 4
-    assert message == f"0 of {done} replay(s) diverged or failed; interrupted"
+    assert message == f"0 of {done} replay(s) not identical (diverged, failed or not hermetic); interrupted"
     made = Run.objects.filter(parent__in=sources)
     assert Run.objects.count() == before + 6  # every replay row was made before the batch
     statuses = sorted(made.values_list("status", flat=True))

@@ -64,6 +64,9 @@ _current: contextvars.ContextVar[_Slot | None] = contextvars.ContextVar(
 # True while the capture itself sends a call live: a library under the one that made the call
 # (http.client under urllib3, urllib3 under requests) passes it through, uncaptured again.
 _sending: contextvars.ContextVar[bool] = contextvars.ContextVar("rewind_sending", default=False)
+# Every step entered and not yet left, in any thread of the process (``active_steps``).
+_active: dict[int, StepCalls] = {}
+_active_lock = threading.Lock()
 Native = TypeVar("Native")  # a library's own response object
 
 
@@ -198,18 +201,23 @@ class StepCalls:
 
     def __enter__(self) -> StepCalls:
         ensure_slot().calls = self
+        with _active_lock:
+            _active[id(self)] = self
         return self
 
     def __exit__(self, *exc: Any) -> None:
         slot = _current.get()
         if slot is not None and slot.calls is self:
             slot.calls = None
+        with _active_lock:
+            _active.pop(id(self), None)
 
-    def note_uncaptured(self, endpoint: str, line: str) -> None:
-        """A live step connected to ``endpoint`` outside the capture (from ``line``)."""
+    def note_uncaptured(self, endpoint: str, line: str, verb: str = "connected to") -> None:
+        """A live step reached ``endpoint`` outside the capture (from ``line``): ``verb`` says
+        how ("connected to", "sent a datagram to", "started")."""
         with self.lock:
             if all(u["endpoint"] != endpoint for u in self.uncaptured):
-                self.uncaptured.append({"endpoint": endpoint, "line": line})
+                self.uncaptured.append({"endpoint": endpoint, "line": line, "verb": verb})
 
     @property
     def secrets(self) -> set[str]:
@@ -470,6 +478,25 @@ def current() -> StepCalls | None:
     if calls is None or calls.suspended or _sending.get():
         return None
     return calls
+
+
+def active_steps() -> list[StepCalls]:
+    """Every step running in this process now, whichever thread or task runs it: what a
+    thread that belongs to no step (one started before it, a pool made at import) is held to."""
+    with _active_lock:
+        return list(_active.values())
+
+
+def any_active() -> bool:
+    """Whether any step runs in this process now (no lock: a dict's truth is one read)."""
+    return bool(_active)
+
+
+def in_a_step_context() -> bool:
+    """Whether this context belongs to a step — even one whose calls are suspended (a declared
+    node making its own cached call) or being sent by the capture."""
+    slot = _current.get()
+    return slot is not None and slot.calls is not None
 
 
 def current_step() -> StepCalls | None:

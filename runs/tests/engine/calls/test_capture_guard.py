@@ -164,9 +164,21 @@ def test_rewind_replay_allow_network_flag(apps, capsys):
     assert out["results"][0]["verdict"] == "failed"
     assert apps.accepted == 1
 
-    call_command("rewind_replay", str(source.pk), "--json", "--allow-network")
-    assert json.loads(capsys.readouterr().out)["results"][0]["verdict"] == "identical"
+    # The network allowed, the replay reaches the listener again: the same hashes, but it
+    # repeated an effect it did not record, so it is never called identical.
+    with pytest.raises(CommandError, match="not hermetic"):
+        call_command("rewind_replay", str(source.pk), "--json", "--allow-network")
+    result = json.loads(capsys.readouterr().out)["results"][0]
     assert apps.accepted == 2
+    assert result["verdict"] == "not-hermetic" and result["trajectory_equal"]
+    assert result["escaped"] == [
+        {
+            "node": "notify",
+            "endpoint": f"127.0.0.1:{apps.port}",
+            "line": result["escaped"][0]["line"],
+        }
+    ]
+    assert "test_capture_guard.py:" in result["escaped"][0]["line"]
 
 
 def test_a_replayed_call_with_no_entry_names_the_nearest_recorded_call(apps, monkeypatch):
