@@ -162,7 +162,7 @@ def test_explicit_runs_and_several_values(run_pipeline):
 
 def test_a_source_the_change_cannot_apply_to_is_kept_with_the_reason(run_pipeline):
     good = run_pipeline("research", {"region": "west"})
-    empty = Run.objects.create(pipeline="research", status=Run.Status.FAILED)  # no steps
+    empty = Run.objects.create(pipeline="research", status=Run.Status.COMPLETED)  # no steps
 
     data = batch("--runs", str(good.pk), str(empty.pk), "--node", "analyse", "--set",
                  "args.region=east")  # fmt: skip
@@ -231,6 +231,8 @@ DRAWS: dict[str, int] = {}  # case → how many times ``measure`` executed for i
 def measure(state: State, case: str, x: int) -> State:
     """Reads x × 100, plus how many times it executed for ``case`` before: a drift of one per
     execution (the source draws 0, its samples and its fork 1, 2, 3 in whatever order)."""
+    if case.startswith("broken"):
+        raise RuntimeError("the meter is broken")
     drift = DRAWS.get(case, 0)
     DRAWS[case] = drift + 1
     return state.update(reading=int(x) * 100 + drift)
@@ -296,3 +298,46 @@ def test_without_samples_every_flip_is_no_samples(meter):
         "name": "reading", "before": 100, "after": 301, "flipped": True, "verdict": "no-samples",
     }  # fmt: skip
     assert BatchSource.objects.get().samples == []
+
+
+# --- a Burr app's runs, selected and judged as a declared pipeline's are (issue 30, item 4) -----
+
+
+def test_where_selects_burr_runs_by_their_runtime_inputs(meter):
+    runs = {
+        x: [execute_run(create_run("meter", {"case": uuid.uuid4().hex, "x": x}).pk) for _ in "ab"]
+        for x in ("1", "2")
+    }
+    data = batch("--pipeline", "meter", "--where", "input.x=2", "--node", "measure",
+                 "--set", "input.x=3")  # fmt: skip
+    assert sorted(s["run"] for s in data["sources"]) == sorted(r.pk for r in runs["2"])
+    assert data["selection"] == {"pipeline": "meter", "where": {"x": "2"}}
+    # Typed as the app reads it (an int): the text and the number both match.
+    assert batch_error("--pipeline", "meter", "--where", "input.x=7", "--node", "measure",
+                       "--set", "input.x=3") == (
+        "no run matches: completed runs of meter where input.x = '7'"
+    )  # fmt: skip
+
+
+def test_a_batch_without_samples_uses_the_samples_its_sources_already_have(meter):
+    run = execute_run(create_run("meter", {"case": uuid.uuid4().hex, "x": "1"}).pk)
+    call_command("rewind_stability", str(run.pk), "-k", "2", stdout=io.StringIO())
+    assert Run.objects.filter(sample_of=run, status=Run.Status.COMPLETED).count() == 2
+
+    data = batch("--runs", str(run.pk), "--node", "measure", "--set", "input.x=3")
+    (outcome,) = data["sources"][0]["outcomes"]
+    # Its samples read 101 and 102: 303 is far beyond that drift.
+    assert outcome["flipped"] is True and outcome["verdict"] == "beyond-noise", outcome
+    assert data["sources"][0]["samples"] == []  # none made by the batch
+
+
+def test_a_failed_source_run_is_named_failed(meter):
+    good = execute_run(create_run("meter", {"case": uuid.uuid4().hex, "x": "1"}).pk)
+    bad = execute_run(create_run("meter", {"case": "broken-" + uuid.uuid4().hex, "x": "1"}).pk)
+    assert bad.status == Run.Status.FAILED
+
+    data = batch("--runs", str(good.pk), str(bad.pk), "--node", "measure", "--set", "input.x=3")
+    failed = next(s for s in data["sources"] if s["run"] == bad.pk)
+    assert failed["fork"] is None
+    assert failed["error"].startswith(f"run {bad.pk} failed: ")
+    assert "the meter is broken" in failed["error"]

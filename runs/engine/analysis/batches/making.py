@@ -52,6 +52,11 @@ def plan_batch(request: BatchRequest) -> Plan:
         first: PlannedSource | None = None
         for index, value in enumerate(request.values):
             try:
+                if source.status != Run.Status.COMPLETED:  # it has no trajectory to change
+                    raise ForkError(
+                        f"run {source.pk} {source.status}"
+                        + (f": {source.error}" if source.error else "")
+                    )
                 fork = resolve_fork(source, request.node, request.field, value)
                 row = PlannedSource(source, index, fork)
             except RewindError as exc:

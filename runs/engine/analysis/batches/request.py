@@ -30,7 +30,8 @@ def parse_where(text: str) -> tuple[str, str]:
 class Selection:
     """The source runs: an explicit list (``runs``, in the order given), or the completed
     root runs of ``pipeline`` — never forks, replays or samples — whose inputs match every
-    ``where`` (NAME, VALUE as typed: compared as text, and as the JSON it reads as)."""
+    ``where`` (NAME, VALUE as typed: compared as text, and as the JSON it reads as): a declared
+    pipeline's run inputs, a Burr app's runtime inputs of the first turn."""
 
     runs: tuple[int, ...] = ()
     pipeline: str = ""
@@ -62,13 +63,19 @@ class Selection:
             sample_of__isnull=True,
         )
         for name, value in self.where:
-            match = Q(**{f"inputs__{name}": value})
             try:
                 typed = json.loads(value)
             except ValueError:
                 typed = None
+            alike = [value]
             if typed is not None and not isinstance(typed, dict | list) and typed != value:
-                match |= Q(**{f"inputs__{name}": typed})
+                alike.append(typed)
+            match = Q()
+            # A declared pipeline's input is the run's; a Burr app's runtime input is its
+            # first turn's (``app.run(inputs=…)``, an imported or recorded run's first step).
+            for where in (f"inputs__{name}", f"turns__0__inputs__{name}"):
+                for each in alike:
+                    match |= Q(**{where: each})
             query = query.filter(match)
         return query.order_by("id")
 

@@ -8,9 +8,9 @@ forks spent (one).
 
 - ``flipped``: the outcome's value after the change differs from the source's (a value that
   is missing on one side and not the other differs; missing on both does not).
-- ``verdict``: ``no-samples`` when the batch took no samples (or none has finished);
-  otherwise the noise rule (``noise.judge``) on the value after, against the source's value
-  and its samples' — ``beyond-noise`` or ``within-noise``. An outcome that did not flip is
+- ``verdict``: ``no-samples`` when the source has no finished sample — neither the batch's
+  own nor one it already had (a stability run, an earlier batch); otherwise the noise rule
+  (``noise.judge``) on the value after, against the source's value and its samples'. An outcome that did not flip is
   within-noise by that rule (its value is the source's own).
 - A source whose fork has not completed (still running, failed) counts in no rate: its
   outcomes after the change are not there to compare.
@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Sum
+from django.db.models import Q, Sum
 
 from runs.engine.analysis.batches.wilson import wilson
 from runs.engine.analysis.noise import NO_SAMPLES, judge
@@ -190,8 +190,16 @@ def batch_result(batch: Batch, page: list[int] | None = None) -> BatchResult:
     wanted (None: every row); the summary always covers every row."""
     rows = list(batch.sources.select_related("source", "fork").order_by("position"))
     sample_ids = [pk for row in rows for pk in row.samples]
-    samples = list(Run.objects.filter(pk__in=sample_ids).only("id", "pipeline", "status"))
-    by_pk = {s.pk: s for s in samples}
+    # The batch's own samples, and — in the same query — the finished samples its sources
+    # already had (a stability run, an earlier batch's), which judge noise as well.
+    mine = set(sample_ids)
+    found = Run.objects.filter(
+        Q(pk__in=sample_ids)
+        | Q(sample_of_id__in={row.source_id for row in rows}, status=Run.Status.COMPLETED)
+    ).only("id", "pipeline", "status", "sample_of_id")
+    samples = [s for s in found if s.pk in mine]
+    had = [s for s in found if s.pk not in mine]
+    by_pk = {s.pk: s for s in [*samples, *had]}
     runs: dict[int, Run] = {}
     for row in rows:
         runs[row.source_id] = row.source
@@ -212,7 +220,9 @@ def batch_result(batch: Batch, page: list[int] | None = None) -> BatchResult:
         .values_list("run_id", "total")
     ) if fork_ids else {}  # fmt: skip
     # The samples of a source are on the row of its first value.
-    samples_of = {r.source_id: r.samples for r in rows if r.samples}
+    samples_of = {r.source_id: list(r.samples) for r in rows if r.samples}
+    for sample in had:
+        samples_of.setdefault(sample.sample_of_id, []).append(sample.pk)
     results = [
         _source(batch, row, values, samples_of.get(row.source_id, []), by_pk, tokens)
         for row in rows
@@ -254,7 +264,7 @@ def _source(
             changes.append(OutcomeChange(name, was, now, None, None))
             continue
         flipped = canonical_json(_key(was)) != canonical_json(_key(now))
-        if not batch.samples or not drawn:
+        if not drawn:
             verdict = NO_SAMPLES
         else:
             observed = [_key(was), *(_key(d.get(name)) for d in drawn)]
