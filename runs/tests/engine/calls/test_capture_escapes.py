@@ -12,7 +12,6 @@ import json
 import logging.handlers
 import os
 import socket
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -23,8 +22,8 @@ from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.replays import create_replay, replay_verdict
 from runs.models import Node, Run
-from runs.tests.engine.calls.test_capture_guard import Listener
 from runs.tests.helpers import escape_apps
+from runs.tests.helpers.counters import DatagramCounter, Listener, UnixCounter
 
 APPS = {
     "sender": "sender_application",
@@ -33,49 +32,6 @@ APPS = {
     "lookup": "lookup_application",
     "audit": "audit_application",
 }
-
-
-class DatagramCounter:
-    """A UDP service on loopback that counts the datagrams it receives."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        self.received = 0
-        self.got = threading.Event()
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                self.sock.recvfrom(2048)
-            except OSError:
-                return
-            self.received += 1
-            self.got.set()
-
-
-class UnixCounter:
-    """A Unix-domain stream service that counts the connections it accepts."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.bind(path)
-        self.sock.listen(4)
-        self.accepted = 0
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            conn.recv(64)
-            conn.close()
 
 
 @pytest.fixture
@@ -98,7 +54,7 @@ def world(rewind_settings, monkeypatch, db, tmp_path) -> Iterator[dict]:
     yield {"tcp": tcp, "udp": udp, "unix": unix}
     shipper.stop()
     for server in (tcp, udp, unix):
-        server.sock.close()
+        server.close()
     registry._load.cache_clear()
 
 
@@ -110,7 +66,7 @@ def record(pipeline: str) -> Run:
 
 def test_a_thread_started_at_import_is_held_to_the_step_it_works_for(world):
     source = record("sender")
-    assert world["tcp"].accepted == 1
+    assert world["tcp"].reached(1) == 1
     (warning,) = source.warnings
     assert warning.startswith(f"queue_event connected to 127.0.0.1:{world['tcp'].port} outside")
     assert "in thread 'telemetry-sender' outside the step" in warning
@@ -118,7 +74,7 @@ def test_a_thread_started_at_import_is_held_to_the_step_it_works_for(world):
 
     replay = execute_run(create_replay(source).pk)
     assert replay.status == Run.Status.FAILED
-    assert world["tcp"].accepted == 1  # the sender swallowed the refusal: nothing went out
+    assert world["tcp"].reached(2, 0.3) == 1  # the sender swallowed the refusal: none went out
     step = replay.nodes.get(name="queue_event")
     assert step.status == Node.Status.FAILED
     assert f"connected to 127.0.0.1:{world['tcp'].port} outside capture during a replay" in (
@@ -129,18 +85,18 @@ def test_a_thread_started_at_import_is_held_to_the_step_it_works_for(world):
 
 def test_the_standard_librarys_own_thread_is_held_too(world):
     source = record("audit")
-    assert world["tcp"].accepted == 1
+    assert world["tcp"].reached(1) == 1
     assert "in thread" in source.warnings[0] and "outside the step" in source.warnings[0]
 
     replay = execute_run(create_replay(source).pk)
     assert replay.status == Run.Status.FAILED, "a log shipper's connection escaped the replay"
-    assert world["tcp"].accepted == 1
+    assert world["tcp"].reached(2, 0.3) == 1
     assert "outside capture during a replay" in replay.nodes.get(name="audit_log").error
 
 
 def test_a_datagram_is_refused_on_a_replay_and_noted_when_recorded(world):
     source = record("datagram")
-    assert world["udp"].got.wait(5) and world["udp"].received == 1
+    assert world["udp"].reached(1) == 1
     expected = f"send_datagram sent a datagram to udp 127.0.0.1:{world['udp'].port} outside"
     assert source.warnings[0].startswith(expected)
 
@@ -149,19 +105,19 @@ def test_a_datagram_is_refused_on_a_replay_and_noted_when_recorded(world):
     step = replay.nodes.get(name="send_datagram")
     assert f"sent a datagram to udp 127.0.0.1:{world['udp'].port} outside capture" in step.error
     assert "escape_apps.py:" in step.error
-    assert not world["udp"].got.wait(0.5) or world["udp"].received == 1
+    assert world["udp"].reached(2, 0.3) == 1
 
 
 def test_a_unix_domain_socket_is_refused_on_a_replay_and_noted_when_recorded(world):
     source = record("unix")
-    assert world["unix"].accepted == 1
+    assert world["unix"].reached(1) == 1
     assert source.warnings[0].startswith(
         f"ping_unix_socket connected to unix socket {world['unix'].path} outside capture"
     )
 
     replay = execute_run(create_replay(source).pk)
     assert replay.status == Run.Status.FAILED
-    assert world["unix"].accepted == 1
+    assert world["unix"].reached(2, 0.3) == 1
     error = replay.nodes.get(name="ping_unix_socket").error
     assert f"connected to unix socket {world['unix'].path} outside capture" in error
 
@@ -178,7 +134,7 @@ def test_a_replay_let_through_is_not_hermetic_never_identical(world):
     source = record("unix")
     replay = execute_run(create_replay(source, allow_network=True).pk)
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert world["unix"].accepted == 2
+    assert world["unix"].reached(2) == 2
 
     verdict = replay_verdict(source, replay)
     assert verdict["trajectory_equal"] and verdict["total_tokens"] == 0
@@ -207,5 +163,5 @@ def test_outside_any_step_nothing_is_held(world):
     done: list[str] = []
     escape_apps._jobs.put((world["tcp"].port, done))
     escape_apps._jobs.join()
-    assert done == ["sent"] and world["tcp"].accepted == 2
+    assert done == ["sent"] and world["tcp"].reached(2) == 2
     assert os.environ["UNIX_SOCKET"]  # the fixture's world is intact

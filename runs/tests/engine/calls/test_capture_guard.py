@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -29,31 +28,7 @@ from runs.engine.forking.replays import create_replay
 from runs.engine.providers.simulator import Simulator
 from runs.models import Node, Run
 from runs.tests.conftest import closed_port_url
-
-
-class Listener:
-    """A TCP service on loopback that counts the connections it accepts (a side effect)."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.port = self.sock.getsockname()[1]
-        self.accepted = 0
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            conn.close()
-
-    def close(self) -> None:
-        self.sock.close()
+from runs.tests.helpers.counters import Listener
 
 
 @action(reads=["n"], writes=["sent"])
@@ -108,7 +83,7 @@ def test_a_live_step_that_connects_outside_capture_is_recorded_with_a_warning(ap
     source = execute_run(create_run("notify", {}).pk)
 
     assert source.status == Run.Status.COMPLETED, source.error
-    assert apps.accepted == 1
+    assert apps.reached(2, 0.3) == 1
     expected = f"notify connected to 127.0.0.1:{apps.port} outside capture"
     assert len(source.warnings) == 1 and source.warnings[0].startswith(expected)
     assert "test_capture_guard.py:" in source.warnings[0]  # the user's line
@@ -123,7 +98,7 @@ def test_a_replay_refuses_the_uncaptured_connection_and_names_it(apps):
     replay = execute_run(create_replay(source).pk)
 
     assert replay.status == Run.Status.FAILED
-    assert apps.accepted == 1  # the side effect did not happen again
+    assert apps.reached(2, 0.3) == 1  # the side effect did not happen again
     step = replay.nodes.get(name="notify")
     assert step.status == Node.Status.FAILED
     assert f"connected to 127.0.0.1:{apps.port} outside capture during a replay" in step.error
@@ -136,7 +111,7 @@ def test_allow_network_lets_a_replay_reach_it(apps):
     replay = execute_run(create_replay(source, allow_network=True).pk)
 
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert apps.accepted == 2 and replay.allow_network
+    assert apps.reached(2) == 2 and replay.allow_network
 
 
 def test_the_setting_lifts_the_guard_too(apps, rewind_settings):
@@ -144,7 +119,7 @@ def test_the_setting_lifts_the_guard_too(apps, rewind_settings):
     rewind_settings.REWIND_ALLOW_NETWORK = True
     replay = execute_run(create_replay(source).pk)
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert apps.accepted == 2
+    assert apps.reached(2) == 2
 
 
 def test_a_fork_that_changes_the_step_keeps_its_network(apps):
@@ -152,7 +127,7 @@ def test_a_fork_that_changes_the_step_keeps_its_network(apps):
     fork = execute_run(create_fork(source, "notify", "state.n", "2").pk)
 
     assert fork.status == Run.Status.COMPLETED, fork.error
-    assert apps.accepted == 2
+    assert apps.reached(2) == 2
     assert fork.nodes.get(name="notify").output == {"sent": 2}
 
 
@@ -162,14 +137,14 @@ def test_rewind_replay_allow_network_flag(apps, capsys):
         call_command("rewind_replay", str(source.pk), "--json")
     out = json.loads(capsys.readouterr().out)
     assert out["results"][0]["verdict"] == "failed"
-    assert apps.accepted == 1
+    assert apps.reached(2, 0.3) == 1
 
     # The network allowed, the replay reaches the listener again: the same hashes, but it
     # repeated an effect it did not record, so it is never called identical.
     with pytest.raises(CommandError, match="not hermetic"):
         call_command("rewind_replay", str(source.pk), "--json", "--allow-network")
     result = json.loads(capsys.readouterr().out)["results"][0]
-    assert apps.accepted == 2
+    assert apps.reached(2) == 2
     assert result["verdict"] == "not-hermetic" and result["trajectory_equal"]
     assert result["escaped"] == [
         {
