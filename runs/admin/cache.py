@@ -8,6 +8,7 @@ from django.contrib import admin
 from django.contrib.admin.utils import flatten_fieldsets
 
 from runs.admin.common import SHORT_KEY_LENGTH, ReadOnlyAdmin, RecentValuesFilter, pretty
+from runs.lib.model_names import substitution
 from runs.models import LLMCacheEntry, ToolCacheEntry
 
 
@@ -78,7 +79,7 @@ class LLMCacheEntryAdmin(CacheEntryAdmin):
 
     @admin.display(description="substituted", boolean=True)
     def model_substituted(self, obj: LLMCacheEntry) -> bool:
-        return bool(obj.model_answered) and obj.model_answered != obj.model_requested
+        return bool(substitution(obj.model_requested, obj.model_answered))
 
     pretty_request = pretty("request")
     pretty_response = pretty("response")

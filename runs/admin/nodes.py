@@ -13,11 +13,14 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from runs.admin.common import SHORT_KEY_LENGTH, ReadOnlyAdmin, admin_link, pretty
+from runs.lib.model_names import substitution
 from runs.models import Node, Run
 
 
 class ModelSubstitutedFilter(admin.SimpleListFilter):
-    """The provider answered with a different model than the one requested."""
+    """The provider answered with another model than the one requested — another family or
+    size, not the dated snapshot of the alias asked for (``runs.lib.model_names``). The rule
+    is Python's: it is applied to the distinct (requested, answered) pairs, a handful."""
 
     title = "model substituted"
     parameter_name = "model_substituted"
@@ -26,7 +29,14 @@ class ModelSubstitutedFilter(admin.SimpleListFilter):
         return [("yes", "Yes"), ("no", "No")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet | None:
-        substituted = ~Q(model_answered="") & ~Q(model_answered=F("model_requested"))
+        if self.value() not in ("yes", "no"):
+            return queryset
+        differ = queryset.exclude(model_answered="").exclude(model_answered=F("model_requested"))
+        pairs = differ.values_list("model_requested", "model_answered").distinct()
+        substituted = Q(pk__in=[])
+        for requested, answered in pairs:
+            if substitution(requested, answered):
+                substituted |= Q(model_requested=requested, model_answered=answered)
         if self.value() == "yes":
             return queryset.filter(substituted)
         if self.value() == "no":

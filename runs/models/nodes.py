@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.db import models
 
+from runs.lib.model_names import substitution
 from runs.models.blobs import Blob, StoresBlobs, StoresBlobsQuerySet, stored_json
 from runs.models.runs import Run
 
@@ -107,7 +108,13 @@ class Node(StoresBlobs):
 
     @property
     def model_substituted(self) -> bool:
-        return bool(self.model_answered) and self.model_answered != self.model_requested
+        return bool(self.model_substitution)
+
+    @property
+    def model_substitution(self) -> str:
+        """How the answering model differs from the one asked for ("": the same model, or
+        its dated snapshot — ``runs.lib.model_names``)."""
+        return substitution(self.model_requested, self.model_answered)
 
 
 class Edge(models.Model):

@@ -17,6 +17,7 @@ import nh3
 from runs.engine.apps.registry import get_pipeline, pipeline_names
 from runs.engine.calls.pricing import total_cost
 from runs.engine.errors import PipelineError
+from runs.lib.model_names import substitution
 from runs.models import LLMCacheEntry, Node, Run
 from runs.pages.imports import fork_hint
 from runs.pages.progress import Progress, progress
@@ -138,7 +139,13 @@ class Step(NamedTuple):
 
     @property
     def model_substituted(self) -> bool:
-        return bool(self.model_answered) and self.model_answered != self.model_requested
+        return bool(self.model_substitution)
+
+    @property
+    def model_substitution(self) -> str:
+        """How the answering model differs from the one asked for ("": the same model, or
+        its dated snapshot — ``runs.lib.model_names``)."""
+        return substitution(self.model_requested, self.model_answered)
 
 
 def unregistered(run: Run) -> str:

@@ -183,10 +183,9 @@ def step_row_html(row: TimelineStep, url: tuple[str, str], selected: bool = Fals
     if node.status == Node.Status.FAILED:
         notes += ' <span class="error">failed</span>'
     if node.model_substituted:
-        answered = _escape(node.model_answered)
         notes += (
-            f' <span class="warning" title="requested {_escape(node.model_requested)}, answered'
-            f' by {answered}">⚠ model {answered}</span>'
+            f' <span class="warning" title="the provider substituted the model: '
+            f'{_escape(node.model_substitution)}">⚠ model {_escape(node.model_answered)}</span>'
         )
     if row.inherited:
         bar = '<rect class="span inherited" x="0" width="3" height="10"/>'
