@@ -25,6 +25,7 @@ from django.core.management.base import (
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 
 from runs.engine.errors import RewindError
+from runs.engine.telemetry import otlp
 from runs.models import Node, Run
 
 MIGRATE = "run `python manage.py migrate`"
@@ -184,6 +185,10 @@ class RewindCommand(BaseCommand):
                     # Stdout carries the JSON alone: what the app itself prints (a print() in
                     # an action) goes to stderr. The command's own stdout was bound before.
                     stack.enter_context(redirect_stdout(sys.stderr))
+                if self.from_shell:
+                    # The runs' traces leave before the interpreter's shutdown begins (where
+                    # the exporter may no longer start the thread its flush needs).
+                    stack.callback(otlp.close)
                 return super().execute(*args, **options)
         except SystemCheckError:
             raise  # formats itself

@@ -6,8 +6,10 @@ imported, no thread is started. Set, the first export makes one ``TracerProvider
 process (its own, never the global one an application may have set up) with a
 ``BatchSpanProcessor`` whose thread sends spans to ``<endpoint>/v1/traces``; ``export_run``
 only reads the run (a few queries) and hands its spans to that queue, so a run never waits on
-the network. At interpreter exit the queue is flushed, so a short command like ``rewind_run``
-delivers its trace before it exits.
+the network. A command run from a shell flushes it at its end (``close``), before the
+interpreter's shutdown begins, so a short command like ``rewind_run`` delivers its trace before
+it exits; at interpreter exit whatever is left is flushed too (there the exporter may not start
+a thread — Python 3.12+ — so the flush runs in the exiting thread, bounded by the timeout).
 
 An export never fails a run: any error is caught and logged once per process on
 ``rewind.otlp``; a collector that cannot be reached (or refuses the traces) is logged once,
@@ -66,6 +68,16 @@ def flush(timeout_seconds: float = EXPORT_TIMEOUT_SECONDS) -> bool:
     """Send whatever is queued now (tests; exit). False when nothing could be sent."""
     pipeline = _pipeline
     return pipeline.flush(timeout_seconds) if pipeline is not None else True
+
+
+def close() -> None:
+    """Send what is queued and stop the exporter (a command's end): the trace leaves while
+    the process can still start the threads a flush needs. A later run starts it again."""
+    global _pipeline
+    with _lock:
+        pipeline, _pipeline = _pipeline, None
+    if pipeline is not None:
+        pipeline.shutdown()
 
 
 def reset() -> None:
@@ -166,7 +178,10 @@ class _Pipeline:
         try:
             if not self.failed:
                 flushing = threading.Thread(target=self.provider.force_flush, daemon=True)
-                contextvars.Context().run(flushing.start)
+                try:
+                    contextvars.Context().run(flushing.start)
+                except RuntimeError:  # at interpreter shutdown (3.12+): flush here, bounded
+                    self.provider.force_flush(int(EXPORT_TIMEOUT_SECONDS * 1000))
                 deadline = time.monotonic() + EXPORT_TIMEOUT_SECONDS
                 while flushing.is_alive() and not _SDK_FILTER.trouble.is_set():
                     if time.monotonic() > deadline:

@@ -332,6 +332,44 @@ def test_a_short_command_delivers_its_trace_before_it_exits(rewind_settings, tmp
         assert "rewind.otlp" not in done.stderr
 
 
+# A command run the way a shell runs it, after which the interpreter refuses new threads, as
+# Python 3.12 and later 3.13 releases do at shutdown ("can't create new thread at interpreter
+# shutdown"): the trace must have left at the command's end.
+NO_THREADS_AT_EXIT = """
+import sys, threading
+from django.core.management import execute_from_command_line
+try:
+    execute_from_command_line(["manage.py", *sys.argv[1:]])
+finally:
+    def refuse(self):
+        raise RuntimeError("can't create new thread at interpreter shutdown")
+    threading.Thread.start = refuse
+"""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_command_delivers_its_trace_where_exit_can_start_no_thread(rewind_settings, tmp_path):
+    with Receiver().serve() as receiver:
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "DJANGO_SETTINGS_MODULE": "rewind_site.settings",
+            "DATABASE_URL": subprocess_database_url(),
+            "REWIND_ARTIFACT_DIR": str(tmp_path / "artifacts"),
+            "REWIND_OTLP_ENDPOINT": receiver.url,
+        }
+        done = subprocess.run(
+            [sys.executable, "-c", NO_THREADS_AT_EXIT, "rewind_run", "--pipeline", "research",
+             "--json"],
+            cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        run = Run.objects.get(pk=json.loads(done.stdout)["run"])
+        root, children = _by_parent(receiver.trace_of(run))
+        assert len(children[root["id"]]) == run.nodes.count()
+        assert "did not shut down cleanly" not in done.stderr
+
+
 def test_an_export_error_is_logged_once_and_the_run_goes_on(
     collector, run_pipeline, caplog, monkeypatch
 ):
