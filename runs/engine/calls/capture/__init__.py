@@ -16,9 +16,14 @@
                      at once
 - ``unreachable``    a call that could not connect: the endpoint, and where its URL came from
 - ``aiohttp_adapter`` ``aiohttp``: ``ClientSession._request`` (websockets pass through)
+- ``grpc_adapter``   ``grpc`` and ``grpc.aio``: each call of a channel's multicallables, by
+                     method and serialized request (no connection opened on a replay)
 - ``httpclient_adapter`` ``http.client`` and so ``urllib.request``: ``HTTPConnection``'s request
                      methods and ``getresponse``
 - ``httpx_adapter``  ``httpx`` and ``httpx2``: ``Client.send`` / ``AsyncClient.send``
+- ``mcp_adapter``    ``mcp``: each JSON-RPC request a ``ClientSession`` sends, by method and
+                     params; its transport (a stdio server, Streamable HTTP) not started on a
+                     guarded step
 - ``urllib3_adapter`` ``urllib3`` and so ``requests``: ``HTTPConnectionPool.urlopen``
 
 An adapter only translates its library's request into the core's and the core's answer back
@@ -32,9 +37,11 @@ from __future__ import annotations
 from runs.engine.calls.capture import (
     aiohttp_adapter,
     backoff,
+    grpc_adapter,
     guard,
     httpclient_adapter,
     httpx_adapter,
+    mcp_adapter,
     redaction,
     threads,
     urllib3_adapter,
@@ -75,3 +82,5 @@ def install() -> None:
     urllib3_adapter.install()
     aiohttp_adapter.install()
     httpclient_adapter.install()
+    grpc_adapter.install()
+    mcp_adapter.install()

@@ -606,6 +606,8 @@ def _stored_response(answer: Answer, secrets: frozenset[str]) -> dict[str, Any]:
     try:
         text = answer.body.decode()
     except UnicodeDecodeError:
+        text = None
+    if text is None or "\x00" in text:  # PostgreSQL's jsonb holds no U+0000 (protobuf has it)
         encoded = base64.b64encode(answer.body).decode("ascii")
         return {"status": answer.status, "headers": headers, "base64": encoded}
     for secret in secrets:  # an answer that quotes the request's key (an error, an echo)
