@@ -1,4 +1,5 @@
-"""``rewind_bench``'s capture figures (issue 15): per HTTP library, what capturing a live call
+"""``rewind_bench``'s capture figures (issue 15; issue 29 for the other transports,
+``transports``): per HTTP library, what capturing a live call
 adds to the same call made without Rewind, and what a replayed call costs against it — each
 measured beside its anchor, on the simulator served on loopback by a process of its own (in
 this process its answers would compete with the calls for the interpreter).
@@ -25,7 +26,7 @@ from typing import Any
 from runs.bench.measure import best_time, figure
 from runs.engine.calls import capture
 from runs.engine.calls.capture.core import StepCalls
-from runs.models import LLMCacheEntry
+from runs.models import LLMCacheEntry, ToolCacheEntry
 
 CALLS = 40  # calls per timed round
 OVERHEAD_GOAL_S = 0.001
@@ -89,39 +90,40 @@ def _senders(base: str) -> dict[str, Callable[[list[str]], None]]:
     }
 
 
-def _round(library: str, tag: int) -> list[str]:
+def round_tags(library: str, tag: int, calls: int = CALLS) -> list[str]:
     """A round's requests, new to the cache however often the bench ran on this database."""
     nonce = uuid.uuid4().hex[:12]
-    return [f"{library}-{tag}-{nonce}-{i}" for i in range(CALLS)]
+    return [f"{library}-{tag}-{nonce}-{i}" for i in range(calls)]
 
 
-def library_figures(library: str, send: Callable[[list[str]], None], repeat: int) -> list[dict]:
-    """The two figures of one library (see the module docstring)."""
+def library_figures(
+    library: str, send: Callable[[list[str]], None], repeat: int, per_round: int = CALLS
+) -> list[dict]:
+    """The two figures of one library (see the module docstring), ``per_round`` calls a round."""
     rounds = itertools.count()
-    bare_s, _ = best_time(lambda: send(_round(library, next(rounds))), repeat)
+    bare_s, _ = best_time(lambda: send(round_tags(library, next(rounds), per_round)), repeat)
 
     def live() -> tuple[StepCalls, list[str]]:
-        tags = _round(library, next(rounds))  # new requests each round: each is stored
+        tags = round_tags(library, next(rounds), per_round)  # new each round: each is stored
         with StepCalls(sequence_id=0, action="bench", live=True) as calls:
             send(tags)
         calls.store_pending()  # async calls' answers, stored when the step ends
         return calls, tags
 
     live_s, (recorded, tags) = best_time(live, repeat)
-    if len(recorded.calls) != CALLS or not all(c.entry for c in recorded.calls):
+    if len(recorded.calls) != per_round or not all(c.entry for c in recorded.calls):
         return [{"figure": f"capture, {library}", "value": None, "pass": None,
-                 "note": f"not measured: {len(recorded.calls)} of {CALLS} calls captured"}]  # fmt: skip
-    entries = LLMCacheEntry.objects.in_bulk([int(c.entry[4:]) for c in recorded.calls])
-    pins = {(0, c.key, c.occurrence): entries[int(c.entry[4:])] for c in recorded.calls}
+                 "note": f"not measured: {len(recorded.calls)} of {per_round} calls captured"}]  # fmt: skip
+    pins = replay_pins(recorded.calls)
 
     def replay() -> None:
         with StepCalls(sequence_id=0, action="bench", pins=pins) as calls:
             send(tags)
-        if {c.cache_source for c in calls.calls} != {"cache"}:
+        if {c.cache_source for c in calls.calls} - {"cache", "tool-cache"}:
             raise AssertionError(f"{library}: a replayed call was not answered from the cache")
 
     replay_s, _ = best_time(replay, repeat)
-    bare, captured, replayed = (seconds / CALLS for seconds in (bare_s, live_s, replay_s))
+    bare, captured, replayed = (seconds / per_round for seconds in (bare_s, live_s, replay_s))
     added = captured - bare
     overhead = {
         "figure": f"live captured call − bare call, {library} (s per call, loopback)",
@@ -133,6 +135,16 @@ def library_figures(library: str, send: Callable[[list[str]], None], repeat: int
         "note": f"bare {bare * 1000:.3f} ms, captured and stored {captured * 1000:.3f} ms a call",
     }
     return [overhead, figure(f"replayed call ÷ bare live call, {library}", replayed, bare, 0.5)]
+
+
+def replay_pins(calls: list) -> dict:
+    """What a replay of these recorded calls reads back: each call's entry, by its key."""
+    kinds = {"llm": LLMCacheEntry, "tool": ToolCacheEntry}
+    entries = {}
+    for kind, model in kinds.items():
+        ids = [int(c.entry.partition(":")[2]) for c in calls if c.entry.startswith(kind + ":")]
+        entries.update({f"{kind}:{pk}": e for pk, e in model.objects.in_bulk(ids).items()})
+    return {(0, c.key, c.occurrence): entries[c.entry] for c in calls}
 
 
 @contextmanager
