@@ -1,5 +1,6 @@
-"""Retries are part of the recording (issue 29, item 1): when a client retries — the openai SDK
-retries 429s and 5xx twice by default, an action loops by hand — every attempt is a call of its
+"""Retries are part of the recording (issue 29, item 1): when a client retries — the openai and
+anthropic SDKs retry 429s and 5xx twice by default, tenacity retries what it is told to, an
+action loops by hand — every attempt is a call of its
 own, in order. A failed attempt's answer (status and body) is recorded as what that attempt got
 and is never served to a new run as an answer; a replay gives each attempt what it got, so the
 client's retry logic takes the same path and the run replays identical, with the provider gone.
@@ -12,9 +13,11 @@ import os
 import time
 from typing import Any
 
+import anthropic
 import httpx
 import openai
 import pytest
+import tenacity
 from burr.core import ApplicationBuilder, State
 from burr.core.action import action
 
@@ -59,6 +62,35 @@ def fetch_with_a_loop(state: State) -> State:
     raise RuntimeError(f"the rates service answered {answer.status_code} three times")
 
 
+@action(reads=[], writes=["answer"])
+def ask_anthropic_with_sdk_retries(state: State) -> State:
+    # anthropic's SDK retries 429, 5xx and 529 (overloaded) twice by default, as openai's does.
+    client = anthropic.Anthropic(
+        base_url=os.environ["OPENAI_BASE_URL"].removesuffix("/v1"), api_key="sk-ant-test-0000"
+    )
+    reply = client.messages.create(
+        model="rewind-sim-1", max_tokens=64, messages=[{"role": "user", "content": QUESTION}]
+    )
+    return state.update(answer=reply.content[0].text)
+
+
+@tenacity.retry(
+    stop=tenacity.stop_after_attempt(3),
+    wait=tenacity.wait_exponential(multiplier=0.4, min=0.4),
+    retry=tenacity.retry_if_exception_type(httpx.HTTPStatusError),
+    reraise=True,
+)
+def _rate() -> float:
+    url = os.environ["OPENAI_BASE_URL"].removesuffix("/v1") + "/rates/eur"
+    return httpx.get(url, timeout=5).raise_for_status().json()["rate"]
+
+
+@action(reads=[], writes=["rate"])
+def fetch_with_tenacity(state: State) -> State:
+    # The retry library agents reach for: a decorator, its own exponential backoff.
+    return state.update(rate=_rate())
+
+
 def sdk_application():
     builder = ApplicationBuilder().with_actions(ask=ask_with_sdk_retries)
     return builder.with_entrypoint("ask").build()
@@ -74,7 +106,19 @@ def loop_application():
     return builder.with_entrypoint("fetch").build()
 
 
+def anthropic_application():
+    builder = ApplicationBuilder().with_actions(ask=ask_anthropic_with_sdk_retries)
+    return builder.with_entrypoint("ask").build()
+
+
+def tenacity_application():
+    builder = ApplicationBuilder().with_actions(fetch=fetch_with_tenacity)
+    return builder.with_entrypoint("fetch").build()
+
+
 APPS = {
+    "retrying_anthropic": f"{__name__}.anthropic_application",
+    "retrying_tenacity": f"{__name__}.tenacity_application",
     "retrying_sdk": f"{__name__}.sdk_application",
     "retrying_async_sdk": f"{__name__}.async_sdk_application",
     "retrying_loop": f"{__name__}.loop_application",
@@ -118,7 +162,7 @@ def flaky(failures: list[tuple[int, Any]]) -> LoopbackProvider:
 
     def answer(call: LoopbackCall) -> tuple[Any, ...]:
         path = call.path.split("?")[0]
-        if path.endswith("/chat/completions") or path.endswith("/rates/eur"):
+        if path.endswith(("/chat/completions", "/messages", "/rates/eur")):
             if left:
                 return left.pop(0)
             if path.endswith("/rates/eur"):
@@ -131,6 +175,7 @@ def flaky(failures: list[tuple[int, Any]]) -> LoopbackProvider:
 
 SERVER_ERROR = (500, {"error": {"message": "upstream hiccup", "type": "server_error"}})
 RATE_LIMITED = (429, {"error": {"message": "slow down", "type": "rate_limit"}})
+OVERLOADED = (529, {"type": "error", "error": {"type": "overloaded_error", "message": "busy"}})
 
 
 @pytest.mark.parametrize(
@@ -140,8 +185,17 @@ RATE_LIMITED = (429, {"error": {"message": "slow down", "type": "rate_limit"}})
         ("retrying_sdk", [RATE_LIMITED, SERVER_ERROR], LLMCacheEntry),
         ("retrying_async_sdk", [SERVER_ERROR], LLMCacheEntry),
         ("retrying_loop", [SERVER_ERROR, (503, b"<html>busy</html>")], ToolCacheEntry),
+        ("retrying_anthropic", [OVERLOADED, SERVER_ERROR], LLMCacheEntry),
+        ("retrying_tenacity", [SERVER_ERROR, RATE_LIMITED], ToolCacheEntry),
     ],
-    ids=["sdk-500", "sdk-429-then-500", "async-sdk-500", "loop-500-503"],
+    ids=[
+        "sdk-500",
+        "sdk-429-then-500",
+        "async-sdk-500",
+        "loop-500-503",
+        "anthropic-529-500",
+        "tenacity-500-429",
+    ],
 )
 def test_a_run_whose_client_retried_replays_identical_with_the_provider_gone(
     apps, monkeypatch, app, failures, model
