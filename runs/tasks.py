@@ -42,11 +42,14 @@ def reap_dead_runs() -> list[int]:
 
 
 @task()
-def bisect_task(good_id: int, bad_id: int, outcome: str, user_id: int) -> dict:
-    """A bisect asked for on the compare page, in a worker: its forks are opened within the
-    user's daily budget and executed here, one after another. The result is not stored: the
-    page recomputes it from the forks (``bisect.replay``); what this returns (the result, or
-    ``{"error"}``: a fork refused or failed) only tells the page why it stopped."""
+def bisect_task(
+    good_id: int, bad_id: int, outcome: str, user_id: int, budget: int | None = None
+) -> dict:
+    """A bisect asked for on the compare page, in a worker: at most ``budget`` forks (None:
+    the engine's default), each opened within the user's daily budget and executed here, one
+    after another. The result is not stored: the page recomputes it from the forks
+    (``bisect.replay``, with the same budget); what this returns (the result, or ``{"error"}``:
+    a fork refused or failed) only tells the page why it stopped."""
     from django.contrib.auth import get_user_model
 
     from runs.budgets import open_within_budget
@@ -57,7 +60,11 @@ def bisect_task(good_id: int, bad_id: int, outcome: str, user_id: int) -> dict:
     good, bad = Run.objects.get(pk=good_id), Run.objects.get(pk=bad_id)
     try:
         result = bisect(
-            good, bad, outcome, opener=lambda fork: open_within_budget(user, fork, "this fork")
+            good,
+            bad,
+            outcome,
+            opener=lambda fork: open_within_budget(user, fork, "this fork"),
+            budget=budget,
         )
     except RewindError as exc:
         return {"error": str(exc)}

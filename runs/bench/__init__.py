@@ -7,7 +7,8 @@ may import anything of the app, nothing of the product imports it.
 - ``measure``   the primitives every figure uses: best_time, peak_memory, figure
 - ``replays``   cached steps and whole replays against bare Burr, bytes stored, diffs
 - ``noise``     the noise rule's false-alarm and miss rates on labelled simulated cases
-- ``bisect``    how many forks a bisect makes on relays with a planted step
+- ``bisect``    how many forks a bisect makes on relays with a planted step, and whether its
+                answer is right when the flip is not monotone
 - ``batches``   batch counterfactuals and replays on queue workers
 - ``capture``   what the capture adds to a call, per HTTP library
 - ``recording`` ``rewind_hooks`` on a user's program against Burr's tracker

@@ -22,9 +22,12 @@ class CompareForm(forms.Form):
 
 
 class BisectForm(forms.Form):
-    """The bisect page's query (``?outcome=&task=``) and the compare page's POST (``outcome``)."""
+    """The bisect page's query (``?outcome=&budget=&task=``) and the POST that starts it
+    (``outcome``, and ``budget`` when the page asks to try the steps a budget left untried)."""
 
     outcome = forms.CharField(required=False, max_length=60)
+    # The most forks to spend (empty: the engine's default_budget).
+    budget = forms.IntegerField(required=False, min_value=1, max_value=10_000)
     # The queue's id of the bisect's task: a UUID in the database backend, other backends' own.
     task = forms.RegexField(r"\A[A-Za-z0-9_-]{1,64}\Z", required=False)
 

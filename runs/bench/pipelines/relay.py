@@ -1,16 +1,26 @@
 """A relay of N steps with one planted step — a plain Burr app, registered as ``relay``, on which
-``rewind_bench`` measures how many forks a bisect makes (and the tests plant steps to find).
+``rewind_bench`` measures how many forks a bisect makes and whether it names the planted step
+(and the tests plant steps to find).
 
 Every step ``sNN`` takes the runtime inputs ``seed`` and ``planted`` and writes ``vNN``:
 ``{"verdict", "noise"}``. ``noise`` depends on the seed, so two runs with different seeds differ
 at every step. The verdict is "-" before the planted step; the planted step decides it from the
 seed ("pass" when odd, "fail" when even); every step after it passes on the verdict of the step
 before it. So the last step's verdict is decided at the planted step, and swapping the output
-of any step from there on carries the other run's verdict to the end.
+of any step from there on carries the other run's verdict to the end: the flip is monotone.
 
-``skip=(k, j)`` (tests only): step ``j`` takes its verdict from step ``k`` directly, not from
-the step before it — a flip at ``k`` that the steps between them do not carry (not monotone).
-Nothing in it knows about Rewind.
+Two more inputs plant the shapes that are not:
+
+- ``join`` (0: none): step ``join`` takes its verdict from the planted step directly, not from
+  the step before it. Swapping a step between them changes nothing at the end.
+- ``carry`` (default true): whether the steps between the planted step and ``join`` pass the
+  verdict on (a decision that goes nowhere) or do not read it at all ("-").
+
+With ``join`` the last step, the last step reads the planted step directly; with ``join``
+before it, the decision rejoins the relay there. Each step declares it reads every earlier
+step's key, since which one it takes its verdict from is decided at run time.
+``builder(join=…, carry=…)`` sets the inputs' defaults (an app for one shape). Nothing in it
+knows about Rewind.
 """
 
 from __future__ import annotations
@@ -29,28 +39,32 @@ def key(k: int) -> str:
     return f"v{k:02d}"
 
 
-def _step(k: int, source: int | None):
-    """Step ``k``; its verdict comes from step ``source`` (None: the step decides or has none)."""
-    reads = [key(source)] if source else []
+def source(k: int, planted: int, join: int, carry: bool) -> int | None:
+    """The step whose verdict step ``k`` (after the planted one) passes on; None: none."""
+    if join and k == join:
+        return planted
+    if join and planted < k < join and not carry:
+        return None
+    return k - 1
 
-    @action(reads=reads, writes=[key(k)])
-    def step(state: State, seed: int, planted: int) -> State:
-        if k < planted:
-            verdict = "-"
-        elif k == planted:
+
+def _step(k: int, default_join: int, default_carry: bool):
+    @action(reads=[key(i) for i in range(1, k)], writes=[key(k)])
+    def step(
+        state: State, seed: int, planted: int, join: int = default_join, carry: bool = default_carry
+    ) -> State:
+        verdict = "-"
+        if k == planted:
             verdict = "pass" if seed % 2 else "fail"
-        else:
-            verdict = state[key(source)]["verdict"] if source else "-"
+        elif k > planted and (origin := source(k, planted, join, carry)) is not None:
+            verdict = state[key(origin)]["verdict"]
         return state.update(**{key(k): {"verdict": verdict, "noise": seed * 1000 + k}})
 
     return step
 
 
-def builder(steps: int = STEPS, skip: tuple[int, int] | None = None) -> ApplicationBuilder:
-    sources = {k: k - 1 if k > 1 else None for k in range(1, steps + 1)}
-    if skip is not None:
-        sources[skip[1]] = skip[0]
-    actions = {name(k): _step(k, sources[k]) for k in range(1, steps + 1)}
+def builder(steps: int = STEPS, join: int = 0, carry: bool = True) -> ApplicationBuilder:
+    actions = {name(k): _step(k, join, carry) for k in range(1, steps + 1)}
     return (
         ApplicationBuilder()
         .with_actions(**actions)

@@ -1,33 +1,50 @@
-"""Counterfactual bisect: which step of BAD, given GOOD's output instead, flips an outcome.
+"""Counterfactual bisect: which step of BAD, given GOOD's output instead, flips an outcome — an
+answer verified by forks, never assumed.
 
 Two runs of one pipeline disagree on an outcome. The predicate ``P(i)``: BAD forked at its
-aligned step ``i`` with GOOD's output swapped in flips the outcome to GOOD's value. The swap is
-an ordinary fork — ``output`` for a declared node; for a Burr app's step, ``writes.KEY`` for
-each key it declares that differs between the two runs, one fork per key, each a fork of the
-one before at the same step (a fork changes one field; a fork of a fork keeps its parent's
-override of another field at that step), the last one probed.
+aligned step ``i`` with GOOD's output swapped in — at that step alone — flips the outcome to
+GOOD's value; such a step is *decisive*. The swap is an ordinary fork — ``output`` for a
+declared node; for a Burr app's step, ``writes.KEY`` for each key it declares that differs
+between the two runs, one fork per key, each a fork of the one before at the same step (a fork
+changes one field; a fork of a fork keeps its parent's override of another field at that
+step), the last one probed.
 
 Candidates are the aligned steps both runs have, whose outputs differ (an equal output swaps
 nothing: skipped without a fork), up to the step the outcome reads (a later step cannot change
 an output already recorded). Swapping that step's own output gives the outcome GOOD's value by
-construction, so the search starts knowing ``P(last)``; it is checked with a fork only if it
-is the answer (the reported step always has a fork that flips it).
+construction (``by_construction``): a true answer, and a useless one unless no earlier step
+flips it, so it is confirmed with a fork only when it is the answer.
 
-Binary search for the earliest ``i`` with ``P(i)`` makes ⌈log₂ m⌉ forks for m candidates when
-``P`` is monotone (false, then true from one step on). It then checks the step after the one
-found, when no probe already did (within the same bound for 12 and 20 steps: the search leaves
-it known exactly when it used its last probe). A flip followed by a step whose swap does not
-flip is reported (``monotone`` false, ``why``), and the earlier candidates not yet probed are
-then probed in order, so the step reported is exact: no earlier candidate's swap flips it.
-``monotone`` true means no probe contradicted monotonicity, not that every step was tried.
+The forks are spent in this order, while a budget of forks lasts (``budget``; by default
+``default_budget``: every candidate when that takes at most 16 forks, else 16, or
+2⌈log₂ m⌉+2 for more than 128 candidates):
+
+1. A binary search for the earliest flip, taking the last candidate to flip without probing it
+   (by construction, or as the search's hypothesis when the outcome reads the final state):
+   ⌈log₂ m⌉ forks for m candidates. It finds the step a monotone flip (no flip before some
+   step, a flip from there on) starts at — but it only ever probes its midpoints, and a step
+   that decides while the steps after it do not carry its decision is never among them.
+2. The step found is confirmed by its own fork, if no probe did already; when it is the step
+   the outcome reads by construction, only after the earlier steps, if the budget lets them
+   all be tried first (an earlier flip makes its fork unneeded).
+3. Every candidate not yet tried, in trajectory order.
+
+The answer is what the probes show. ``step``: the earliest step whose swap alone flipped the
+outcome, with the fork that did it (``verified``); ``exact``: no earlier candidate is untried;
+``decisive``: every step whose swap alone flipped it, in order; ``monotone``: false when a probe
+that flips is followed by one that does not (``why`` names them), true only when every
+candidate is known and none is, null (unknown) otherwise; ``unknown``: the candidates the
+budget left untried. A bisect asked again with the same budget makes the same probes.
 
 Forks are opened, not always made (``open_fork``): a bisect asked again reuses every fork it
-made. ``replay`` runs the same search over the forks that exist, making none — how the
-dashboard shows a bisect a worker is making, or has made, without storing a result.
+made, and one with a larger budget reuses them and goes on. ``replay`` runs the same search over
+the forks that exist, making none — how the dashboard shows a bisect a worker is making, or has
+made, without storing a result.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +62,7 @@ from runs.lib.hashing import canonical_json
 from runs.models import Node, Run
 
 WAIT_SECONDS = 0.2  # how often a fork another process is executing is looked at again
+EVERY_STEP_UP_TO = 16  # forks: a bisect that can try every candidate within this many does
 
 
 @dataclass(frozen=True)
@@ -60,6 +78,7 @@ class Candidate:
     """An aligned step whose outputs differ: GOOD's, BAD's, and the swaps that give BAD
     GOOD's output there."""
 
+    index: int  # its place among the plan's candidates
     good: Node
     bad: Node
     swaps: tuple[Swap, ...]
@@ -75,6 +94,14 @@ class Candidate:
     @property
     def label(self) -> str:
         return f"{self.node} (step {self.sequence_id})"
+
+    @property
+    def cost(self) -> int:
+        """The forks its probe takes: one per swap."""
+        return len(self.swaps)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"node": self.node, "sequence_id": self.sequence_id}
 
     def leaves(self) -> list[dict[str, Any]]:
         """The leaves that differ here: ``{path, a, b}`` (a: GOOD's, b: BAD's), as the diff."""
@@ -97,6 +124,17 @@ class Plan:
     last_by_construction: bool  # the last candidate is the step the outcome reads
     skipped: tuple[str, ...]  # differing steps no fork can swap (only one run has them, …)
 
+    @property
+    def by_construction(self) -> Candidate | None:
+        """The step the outcome reads, whose swap flips it by construction (None: the outcome
+        reads the final state)."""
+        return self.candidates[-1] if self.last_by_construction else None
+
+    @property
+    def all_forks(self) -> int:
+        """The forks that try every candidate."""
+        return sum(c.cost for c in self.candidates)
+
 
 @dataclass(frozen=True)
 class Probe:
@@ -107,45 +145,99 @@ class Probe:
     reused: bool  # every fork of the chain existed before this bisect
 
     def as_json(self) -> dict[str, Any]:
+        return {**self.evidence(), "flips": self.flips, "reused": self.reused}
+
+    def evidence(self) -> dict[str, Any]:
+        """The step, its forks (the last one judged) and the outcome it got there."""
         return {
-            "node": self.candidate.node,
-            "sequence_id": self.candidate.sequence_id,
+            **self.candidate.as_json(),
             "forks": list(self.forks),
-            "flips": self.flips,
             "value": None if self.value.missing else self.value.value,
-            "reused": self.reused,
         }
 
 
 @dataclass
 class Result:
+    """What the probes show: the step named (the earliest whose swap alone flipped the outcome),
+    every step that did, which steps are untried, and whether the flip is monotone (None:
+    unknown)."""
+
     plan: Plan
     step: Candidate | None
-    probes: list[Probe]
-    monotone: bool
+    probes: list[Probe]  # in the order they were made
+    monotone: bool | None
+    budget: int
     why: str = ""
     pending: Candidate | None = None  # ``replay``: the step whose fork is not finished yet
+    # Forks the binary search and its confirmation took (None: the budget ran out first) —
+    # what naming a step of a monotone flip costs; the forks after it check the answer.
+    searched: int | None = None
 
     @property
     def forks(self) -> list[int]:
         return [pk for probe in self.probes for pk in probe.forks]
 
     @property
+    def spent(self) -> int:
+        """Forks this bisect's probes took, reused or made (what the budget counts)."""
+        return len(self.forks)
+
+    @property
     def made(self) -> int:
         """Forks this bisect made (not reused)."""
         return sum(len(p.forks) for p in self.probes if not p.reused)
 
+    @property
+    def by_construction(self) -> Candidate | None:
+        return self.plan.by_construction
+
+    @property
+    def decisive(self) -> list[Probe]:
+        """Every step whose swap alone flipped the outcome, in trajectory order."""
+        return sorted((p for p in self.probes if p.flips), key=lambda p: p.candidate.index)
+
+    @property
+    def verified(self) -> Probe | None:
+        """The probe that confirms the step named: a fork swapping that step alone."""
+        if self.step is None:
+            return None
+        return next((p for p in self.probes if p.candidate.index == self.step.index), None)
+
+    @property
+    def unknown(self) -> list[Candidate]:
+        """The candidates no probe tried — but the step that flips by construction once an
+        earlier step was found to flip: it is known, and not the answer."""
+        tried = {p.candidate.index for p in self.probes}
+        last = self.by_construction
+        if last is not None and any(p.flips for p in self.probes):
+            tried.add(last.index)
+        return [c for c in self.plan.candidates if c.index not in tried]
+
+    @property
+    def exact(self) -> bool:
+        """The step named is the earliest decisive step: every earlier candidate was tried."""
+        if self.step is None or self.pending is not None:
+            return False
+        return all(c.index > self.step.index for c in self.unknown)
+
+    @property
+    def budget_for_the_rest(self) -> int:
+        """The budget a bisect asked again needs to try every candidate still untried."""
+        return self.spent + sum(c.cost for c in self.unknown)
+
     def as_json(self) -> dict[str, Any]:
         """The contract — ``step`` (``{node, sequence_id}``: BAD's step), ``leaves``,
-        ``forks``, ``monotone`` — plus the runs, the outcome's two values, each probe, why
-        it is not monotone, and the candidates counted."""
+        ``forks``, ``monotone`` (true, false, null: unknown) — plus the runs, the outcome's two
+        values, each probe, why it is not (or not known to be) monotone, the candidates
+        counted, and the verification: the fork that confirms the step (``verified``), every
+        step whose swap alone flips the outcome (``decisive``), whether the step is the
+        earliest (``exact``), the step that flips it by construction, the budget and the forks
+        spent, and the candidates left untried (``unknown``)."""
         plan = self.plan
+        verified = self.verified
+        last = self.by_construction
         return {
-            "step": (
-                {"node": self.step.node, "sequence_id": self.step.sequence_id}
-                if self.step
-                else None
-            ),
+            "step": self.step.as_json() if self.step else None,
             "leaves": self.step.leaves() if self.step else [],
             "forks": self.forks,
             "monotone": self.monotone,
@@ -160,11 +252,14 @@ class Result:
             "candidates": len(plan.candidates),
             "skipped": list(plan.skipped),
             "why": self.why or None,
-            "pending": (
-                {"node": self.pending.node, "sequence_id": self.pending.sequence_id}
-                if self.pending
-                else None
-            ),
+            "pending": self.pending.as_json() if self.pending else None,
+            "verified": verified.evidence() if verified else None,
+            "decisive": [p.evidence() for p in self.decisive],
+            "exact": self.exact,
+            "by_construction": last.as_json() if last else None,
+            "budget": self.budget,
+            "spent": self.spent,
+            "unknown": [c.as_json() for c in self.unknown],
         }
 
 
@@ -238,7 +333,7 @@ def plan_bisect(good: Run, bad: Run, outcome: Outcome | str) -> Plan:
                 f"{b.name} (step {b.sequence_id}): differs only in keys it does not declare"
             )
             continue
-        candidates.append(Candidate(g, b, swaps))
+        candidates.append(Candidate(len(candidates), g, b, swaps))
         last_by_construction = b is read_bad and g is read_good
     if not candidates:
         raise BisectError(
@@ -341,104 +436,159 @@ class Prober:
 # --- the search -------------------------------------------------------------------------------
 
 
+def default_budget(all_forks: int, candidates: int) -> int:
+    """The forks a bisect may spend when not told: enough to try every candidate when that
+    takes at most ``EVERY_STEP_UP_TO`` forks (the answer is then exact and ``monotone`` known),
+    else that many, or 2⌈log₂ m⌉+2 for m candidates when more (the binary search, its
+    confirmation, and room to look for what it cannot see)."""
+    if all_forks <= EVERY_STEP_UP_TO:
+        return all_forks
+    return max(EVERY_STEP_UP_TO, 2 * math.ceil(math.log2(candidates)) + 2)
+
+
+class _OutOfBudget(Exception):
+    """The next probe would take more forks than the budget has left."""
+
+
 @dataclass
 class _Search:
     plan: Plan
     prober: Callable[[Candidate], Probe]
+    budget: int
     known: dict[int, Probe] = field(default_factory=dict)
     order: list[int] = field(default_factory=list)
+    spent: int = 0
+    searched: int | None = None  # forks spent by the binary search and its confirmation
 
     def P(self, i: int) -> bool:
         if i not in self.known:
-            self.known[i] = self.prober(self.plan.candidates[i])
+            candidate = self.plan.candidates[i]
+            if self.spent + candidate.cost > self.budget:
+                raise _OutOfBudget
+            probe = self.prober(candidate)
+            self.known[i] = probe
             self.order.append(i)
+            self.spent += len(probe.forks)
         return self.known[i].flips
 
-    def truth(self, i: int) -> bool:
-        if i == len(self.plan.candidates) - 1 and self.plan.last_by_construction:
-            if i not in self.known:
-                return True  # the step the outcome reads: GOOD's output there is GOOD's value
-        return self.P(i)
+    def untried_cost(self, below: int) -> int:
+        return sum(c.cost for c in self.plan.candidates[:below] if c.index not in self.known)
 
-    def violation(self) -> tuple[int, int] | None:
-        """A probed step that flips followed by a probed step that does not, if any."""
-        flips = sorted(i for i, p in self.known.items() if p.flips)
-        for j in flips:
-            later = [k for k, p in self.known.items() if k > j and not p.flips]
-            if later:
-                return j, min(later)
-        return None
-
-
-def run_search(plan: Plan, prober: Callable[[Candidate], Probe]) -> Result:
-    search = _Search(plan, prober)
-    m = len(plan.candidates)
-    found: int | None = None
-    if search.truth(m - 1):
-        lo, hi = 0, m - 1
+    def run(self) -> None:
+        """The probes, in order, until every candidate is known or the budget runs out."""
+        candidates = self.plan.candidates
+        last = len(candidates) - 1
+        construction = self.plan.last_by_construction
+        # 1. The earliest flip if it is monotone, taking the last candidate to flip: no probe
+        #    on it (by construction, or the hypothesis when the outcome reads the final state).
+        lo, hi = 0, last
         while lo < hi:
             mid = (lo + hi) // 2
-            if search.truth(mid):
+            if self.P(mid):
                 hi = mid
             else:
                 lo = mid + 1
-        found = lo
-        if found + 1 < m and found + 1 not in search.known and found + 1 != m - 1:
-            search.P(found + 1)  # a flip the step after does not keep: not monotone
-        if not search.P(found):  # only the step the outcome reads was assumed: it is the answer
-            found = None
-    monotone = True
-    why = ""
-    if found is None:
-        monotone = False
-        why = f"swapping {plan.candidates[m - 1].label} does not flip {plan.outcome.name}"
-    elif (broken := search.violation()) is not None:
-        monotone = False
-        j, k = broken
-        why = (
-            f"not monotone: swapping {plan.candidates[j].label} flips {plan.outcome.name} "
-            f"but swapping {plan.candidates[k].label} after it does not"
-        )
-    if not monotone:
-        # The earlier steps nobody probed, in order: the first that flips is the earliest.
-        for i in range(found if found is not None else m):
-            if i not in search.known and search.P(i):
-                found = i
-                break
-        if found is None:
-            forks = [pk for i in search.order for pk in search.known[i].forks]
+        # 2. Confirm it: the step the outcome reads last of all, if the budget can try every
+        #    earlier step first (only if none of them flips is it the answer).
+        if lo not in self.known:
+            first_the_rest = self.untried_cost(lo) + candidates[lo].cost
+            if not (construction and self.spent + first_the_rest <= self.budget):
+                self.P(lo)
+        self.searched = self.spent
+        # 3. Everything else, in order: the earliest decisive step, then every other one.
+        for i in range(last + 1):
+            if i == last and construction and any(p.flips for p in self.known.values()):
+                break  # known to flip, and not the answer: no fork for it
+            self.P(i)
+
+
+def run_search(
+    plan: Plan, prober: Callable[[Candidate], Probe], budget: int | None = None
+) -> Result:
+    """The search, within ``budget`` forks (None: ``default_budget``), and what it shows."""
+    if budget is None:
+        budget = default_budget(plan.all_forks, len(plan.candidates))
+    if budget < 1:
+        raise BisectError(f"a budget of {budget} forks: at least 1")
+    search = _Search(plan, prober, budget)
+    try:
+        search.run()
+    except _OutOfBudget:
+        pass
+    except Pending as waiting:  # ``replay``: what is known until then
+        return _finding(search, waiting.candidate)
+    return _finding(search)
+
+
+def _finding(search: _Search, pending: Candidate | None = None) -> Result:
+    """What the probes made so far show (``pending``: ``replay`` waits for that step's fork)."""
+    plan, known = search.plan, search.known
+    probes = [known[i] for i in search.order]
+    result = Result(
+        plan, None, probes, None, search.budget, pending=pending, searched=search.searched
+    )
+    if pending is not None:
+        return result
+    flips = {i: p.flips for i, p in known.items()}
+    if plan.last_by_construction:
+        flips.setdefault(len(plan.candidates) - 1, True)
+    name = plan.outcome.name
+    decisive = sorted(i for i, p in known.items() if p.flips)
+    if decisive:
+        result.step = plan.candidates[decisive[0]]
+    unknown = result.unknown
+    broken = next(
+        (
+            (j, k)
+            for j in sorted(flips)
+            if flips[j]
+            for k in sorted(flips)
+            if k > j and not flips[k]
+        ),
+        None,
+    )
+    if broken is not None:
+        j, k = (plan.candidates[i].label for i in broken)
+        result.monotone = False
+        result.why = f"not monotone: swapping {j} flips {name} but swapping {k} after it does not"
+    elif not unknown:
+        if not any(flips.values()):
             raise BisectError(
                 f"no single step's output swapped from run {plan.good.pk} into run "
-                f"{plan.bad.pk} flips {plan.outcome.name} (forks {', '.join(map(str, forks))})"
+                f"{plan.bad.pk} flips {name} (forks {', '.join(map(str, result.forks))})"
             )
-    probes = [search.known[i] for i in search.order]
-    return Result(plan, plan.candidates[found], probes, monotone, why)
+        result.monotone = True
+    if unknown:
+        untried = (
+            f"{len(unknown)} of {len(plan.candidates)} differing steps not tried within the "
+            f"budget of {search.budget} forks ({search.spent} spent)"
+        )
+        if result.step is None:
+            untried = f"no step tried flips {name}; " + untried
+        result.why = "; ".join(filter(None, [result.why, untried]))
+    return result
 
 
 def bisect(
-    good: Run, bad: Run, outcome: Outcome | str, *, opener: Opener | None = open_fork
+    good: Run,
+    bad: Run,
+    outcome: Outcome | str,
+    *,
+    opener: Opener | None = open_fork,
+    budget: int | None = None,
 ) -> Result:
     """Bisect in this process: forks opened with ``opener`` (``open_fork``, or the dashboard's
-    ``open_within_budget`` for a user) and executed here."""
+    ``open_within_budget`` for a user) and executed here, at most ``budget`` of them
+    (None: ``default_budget``)."""
     plan = plan_bisect(good, bad, outcome)
-    return run_search(plan, Prober(plan, opener))
+    return run_search(plan, Prober(plan, opener), budget)
 
 
-def replay(good: Run, bad: Run, outcome: Outcome | str) -> Result:
+def replay(good: Run, bad: Run, outcome: Outcome | str, budget: int | None = None) -> Result:
     """The same search over the forks that exist, making none: the result when every fork it
     needs has finished, else what is known so far and the step it waits for (``pending``)."""
     plan = plan_bisect(good, bad, outcome)
-    probes: list[Probe] = []
-
-    def prober(candidate: Candidate) -> Probe:
-        probe = Prober(plan, None)(candidate)
-        probes.append(probe)
-        return probe
-
-    try:
-        return run_search(plan, prober)
-    except Pending as pending:
-        return Result(plan, None, probes, True, pending=pending.candidate)
+    return run_search(plan, Prober(plan, None), budget)
 
 
 def differing(

@@ -6,7 +6,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from runs.bench.batches import batch_figure, batch_figures
-from runs.bench.bisect import bisect_figure
+from runs.bench.bisect import bisect_figures
 from runs.bench.capture import capture_figures
 from runs.bench.imports import import_figures
 from runs.bench.lists import list_figures
@@ -17,6 +17,7 @@ from runs.bench.pages import live_latency_figure, run_page_figure
 from runs.bench.pipelines import register
 from runs.bench.recording import recording_figures
 from runs.bench.replays import bytes_figure, diff_figures, replay_figures, whole_replay_figures
+from runs.bench.transports import transport_figures
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
@@ -131,9 +132,10 @@ class Command(RewindCommand):
             ),
             batch_figure(repeat),
             *capture_figures(repeat),
+            *transport_figures(repeat),
             *recording_figures(repeat),
             *noise_figures(),
-            bisect_figure(),
+            *bisect_figures(),
             *import_figures(),
             *(batch_figures(options["batch_runs"]) if options["batch_runs"] > 0 else []),
         ]

@@ -11,11 +11,13 @@ from runs.management.base import RewindCommand
 
 class Command(RewindCommand):
     help = (
-        "Counterfactual bisect: the earliest step of BAD whose output, swapped for GOOD's (an "
-        "ordinary fork: `output` of a declared node, `writes.KEY` of a Burr app's step), flips "
-        "the outcome NAME to GOOD's value. O(log n) forks when the flip is monotone along the "
-        "trajectory; it says when it is not. Forks are made and executed in this process; a "
-        "fork already made is reused."
+        "Counterfactual bisect: the earliest step of BAD whose output alone, swapped for GOOD's "
+        "(an ordinary fork: `output` of a declared node, `writes.KEY` of a Burr app's step), "
+        "flips the outcome NAME to GOOD's value, confirmed by that fork. A binary search names "
+        "it in O(log n) forks when the flip is monotone; the rest of the budget tries the other "
+        "steps, so it says when the flip is not monotone, names every step whose swap alone "
+        "flips it, and lists the steps the budget left untried. Forks are made and executed in "
+        "this process; a fork already made is reused."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -25,14 +27,22 @@ class Command(RewindCommand):
             "--outcome", required=True, help="the outcome's name (rewind_show lists them)"
         )
         parser.add_argument(
+            "--budget",
+            type=int,
+            default=None,
+            help="the most forks to spend (default: every differing step when that takes at "
+            "most 16 forks, else 16, or 2⌈log₂ m⌉+2 for m steps beyond 128)",
+        )
+        parser.add_argument(
             "--json",
             action="store_true",
-            help='print {"step", "leaves", "forks", "monotone", …} as one JSON object',
+            help='print {"step", "leaves", "forks", "monotone", "verified", "decisive", '
+            '"unknown", "budget", …} as one JSON object',
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
         good, bad = self.get_run(options["good"]), self.get_run(options["bad"])
-        result = bisect(good, bad, options["outcome"]).as_json()
+        result = bisect(good, bad, options["outcome"], budget=options["budget"]).as_json()
         if options["json"]:
             self.print_json(result)
             return
@@ -41,31 +51,49 @@ class Command(RewindCommand):
 
 def format_bisect(data: dict[str, Any]) -> str:
     outcome = data["outcome"]
-    step = data["step"]
+    step, verified = data["step"], data["verified"]
     lines = [
         f"{outcome['name']}: run {data['good']} {_text(outcome['good'])}, "
-        f"run {data['bad']} {_text(outcome['bad'])}",
-        f"step: {step['node']} (step {step['sequence_id']}) — swapping run {data['good']}'s "
-        f"output there into run {data['bad']} flips it",
+        f"run {data['bad']} {_text(outcome['bad'])}"
     ]
+    if step is None:
+        lines.append(f"step: none confirmed to flip {outcome['name']}")
+    else:
+        earlier = sum(1 for c in data["unknown"] if c["sequence_id"] < step["sequence_id"])
+        lines.append(
+            f"step: {_step(step)} — swapping run {data['good']}'s output there alone into run "
+            f"{data['bad']} flips it: fork {verified['forks'][-1]} → {_text(verified['value'])}"
+            + ("" if data["exact"] else f"; {earlier} earlier steps not tried, one may flip it")
+        )
     for leaf in data["leaves"]:
         lines.append(f"  {leaf['path']}: {_text(leaf['a'])} (good) / {_text(leaf['b'])} (bad)")
+    decisive = [f"{_step(d)} (fork {d['forks'][-1]})" for d in data["decisive"]]
+    if (last := data["by_construction"]) and last not in data["unknown"] + [
+        {"node": d["node"], "sequence_id": d["sequence_id"]} for d in data["decisive"]
+    ]:
+        decisive.append(f"{_step(last)} (the step it reads: by construction)")
+    lines.append("decisive (each swap alone flips it): " + ("; ".join(decisive) or "none found"))
     lines.append(
-        f"forks: {len(data['forks'])} over {data['candidates']} differing steps"
-        + (f" ({', '.join(map(str, data['forks']))})" if data["forks"] else "")
+        f"forks: {data['spent']} of a budget of {data['budget']} over {data['candidates']} "
+        "differing steps" + (f" ({', '.join(map(str, data['forks']))})" if data["forks"] else "")
     )
     for probe in data["probes"]:
         mark = "flips" if probe["flips"] else "no flip"
         again = ", reused" if probe["reused"] else ""
         forks = ", ".join(map(str, probe["forks"]))
-        lines.append(
-            f"  {probe['node']} (step {probe['sequence_id']}): {mark} "
-            f"→ {_text(probe['value'])} (fork {forks}{again})"
-        )
-    lines.append("monotone: yes" if data["monotone"] else f"monotone: no — {data['why']}")
+        lines.append(f"  {_step(probe)}: {mark} → {_text(probe['value'])} (fork {forks}{again})")
+    monotone = {True: "yes", False: "no", None: "unknown"}[data["monotone"]]
+    lines.append(f"monotone: {monotone}" + (f" — {data['why']}" if data["why"] else ""))
+    if data["unknown"]:
+        untried = ", ".join(_step(c) for c in data["unknown"])
+        lines.append(f"not tried (budget {data['budget']} spent): {untried}")
     for skipped in data["skipped"]:
         lines.append(f"  skipped {skipped}")
     return "\n".join(lines)
+
+
+def _step(step: dict[str, Any]) -> str:
+    return f"{step['node']} (step {step['sequence_id']})"
 
 
 def _text(value: Any) -> str:

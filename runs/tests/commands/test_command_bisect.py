@@ -28,7 +28,7 @@ def test_json_prints_the_contract_object(apps):  # noqa: F811
     assert data["step"] == {"node": "s07", "sequence_id": 6}
     assert data["monotone"] is True
     assert {leaf["path"] for leaf in data["leaves"]} == {"v07.noise", "v07.verdict"}
-    assert len(data["forks"]) <= 4
+    assert len(data["forks"]) == data["spent"] == 11  # every step but s12 (by construction)
     assert set(Run.objects.filter(parent=bad).values_list("pk", flat=True)) == set(data["forks"])
 
 
@@ -79,3 +79,54 @@ def test_an_unknown_run_is_one_line(db):
 def test_the_outcome_is_required(db):
     with pytest.raises(CommandError, match="--outcome"):
         bisect_command("1", "2")
+
+
+def test_json_carries_the_verification_the_budget_and_what_is_unknown(apps):  # noqa: F811
+    """Issue 30: s12 reads s03 directly; with 5 forks the earlier steps are not all tried."""
+    good, bad = relay_runs("relay12", 3, join=12, carry=False)
+
+    data = json.loads(
+        bisect_command(str(good.pk), str(bad.pk), "--outcome", "verdict", "--budget", "5", "--json")
+    )
+
+    assert data["budget"] == 5 and data["spent"] == len(data["forks"]) == 5
+    assert data["step"] == {"node": "s12", "sequence_id": 11}
+    assert data["verified"]["forks"] and data["verified"]["value"] == "pass"
+    assert data["exact"] is False and data["monotone"] is None
+    assert {"node": "s03", "sequence_id": 2} in data["unknown"]
+    assert data["by_construction"] == {"node": "s12", "sequence_id": 11}
+
+    data = json.loads(bisect_command(str(good.pk), str(bad.pk), "--outcome", "verdict", "--json"))
+
+    assert data["step"] == {"node": "s03", "sequence_id": 2}
+    assert data["exact"] is True and data["monotone"] is False and data["unknown"] == []
+    assert [d["node"] for d in data["decisive"]] == ["s03"]
+    fork = Run.objects.get(pk=data["verified"]["forks"][-1])
+    assert (fork.parent_id, fork.fork_node) == (bad.pk, "s03")
+
+
+def test_text_says_what_is_verified_and_what_the_budget_left(apps):  # noqa: F811
+    good, bad = relay_runs("relay12", 3, join=12, carry=False)
+
+    text = bisect_command(str(good.pk), str(bad.pk), "--outcome", "verdict", "--budget", "3")
+
+    assert "step: none confirmed to flip verdict" in text
+    assert "forks: 3 of a budget of 3 over 12 differing steps" in text
+    assert "decisive (each swap alone flips it): none found" in text
+    assert "monotone: unknown — no step tried flips verdict; 9 of 12 differing steps" in text
+    assert "not tried (budget 3 spent): s01 (step 0), s02 (step 1), s03 (step 2)," in text
+
+    text = bisect_command(str(good.pk), str(bad.pk), "--outcome", "verdict")
+
+    assert "step: s03 (step 2) — swapping run" in text and "alone into run" in text
+    assert "decisive (each swap alone flips it): s03 (step 2) (fork " in text
+    assert "; s12 (step 11) (the step it reads: by construction)" in text
+    assert "monotone: no — not monotone: swapping s03 (step 2) flips verdict" in text
+    assert "not tried" not in text
+
+
+def test_a_budget_below_one_is_one_line(apps):  # noqa: F811
+    good, bad = relay_runs("relay12", 7)
+    with pytest.raises(CommandError, match="a budget of 0 forks: at least 1") as caught:
+        bisect_command(str(good.pk), str(bad.pk), "--outcome", "verdict", "--budget", "0")
+    assert "\n" not in str(caught.value)

@@ -1,6 +1,8 @@
 """Relays of 12 steps for bisect's tests (``runs/bench/pipelines/relay.py``): ``relay12`` passes the
-planted step's verdict on step by step (monotone); ``relay_skip`` has step 6 read step 3's
-verdict directly, so a swap at 3 flips the end while a swap at 4 or 5 does not."""
+planted step's verdict on step by step (monotone), unless a run's inputs plant another shape
+(``join``: a later step reads the planted step directly; ``carry`` false: the steps between do
+not pass its verdict on); ``relay_skip`` has step 6 read the planted step's verdict directly
+(planted at 3: a swap at 3 flips the end while a swap at 4 or 5 does not)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ def relay12():
 
 
 def relay_skip():
-    return relay.builder(12, skip=(3, 6)).build()
+    return relay.builder(12, join=6).build()
 
 
 # ``pair``: ``pick`` writes two keys from the seed, ``judge`` passes when both are odd — a

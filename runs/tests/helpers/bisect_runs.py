@@ -40,8 +40,10 @@ def completed(run: Run) -> Run:
     return run
 
 
-def relay_runs(app: str, planted: int) -> tuple[Run, Run]:
-    """GOOD (seed 1: verdict "pass") and BAD (seed 2: "fail"), differing at every step."""
-    good = completed(create_run(app, {"seed": 1, "planted": planted}, from_text=False))
-    bad = completed(create_run(app, {"seed": 2, "planted": planted}, from_text=False))
+def relay_runs(app: str, planted: int, **shape: object) -> tuple[Run, Run]:
+    """GOOD (seed 1: verdict "pass") and BAD (seed 2: "fail"), differing at every step;
+    ``shape``: the relay's ``join`` and ``carry`` inputs (``bench/pipelines/relay.py``)."""
+    inputs = {"planted": planted, **shape}
+    good = completed(create_run(app, {"seed": 1, **inputs}, from_text=False))
+    bad = completed(create_run(app, {"seed": 2, **inputs}, from_text=False))
     return good, bad

@@ -162,3 +162,66 @@ def test_the_task_opens_its_forks_as_the_users_within_their_budget(
     assert fork.created_by == user
     assert fork.projected_tokens == 0
     assert sum(n.total_tokens for n in fork.nodes.filter(cache_source="live")) == 0
+
+
+def test_the_page_shows_the_verified_step_every_decisive_step_and_the_budget(
+    apps,  # noqa: F811
+    signed_in,
+    immediate_tasks,
+):
+    """Issue 30: s12 reads s03 directly, the steps between do not carry it."""
+    good, bad = relay_runs("relay12", 3, join=12, carry=False)
+
+    text = signed_in.post(url(good, bad), {"outcome": "verdict"}, follow=True).content.decode()
+
+    made = bisect(good, bad, "verdict")  # the same forks, reused: what the page showed
+    (confirming,) = made.verified.forks
+    assert "Step <strong>s03</strong> (step 2) decides verdict" in text
+    assert "Confirmed by a fork that swaps that step alone" in text
+    assert f'(<a href="/compare/{bad.pk}/{confirming}/">fork {confirming}</a>)' in text
+    assert "No earlier step's swap flips it." in text
+    assert "not monotone: swapping s03 (step 2) flips verdict but swapping s04 (step 3)" in text
+    assert '<ul class="bisect-decisive">' in text
+    assert (
+        "<strong>s12</strong> (step 11): the step verdict reads — it flips by construction" in text
+    )
+    assert "11 forks of a budget of 12, over 12 differing steps." in text
+    assert "Still unknown" not in text and "every 1s" not in text
+
+
+def test_a_budget_that_ran_out_shows_what_is_unknown_and_offers_to_try_it(
+    apps,  # noqa: F811
+    signed_in,
+    immediate_tasks,
+):
+    good, bad = relay_runs("relay12", 3, join=12, carry=False)
+
+    response = signed_in.post(url(good, bad), {"outcome": "verdict", "budget": "5"}, follow=True)
+
+    text = response.content.decode()
+    assert response.redirect_chain[-1][0].startswith(f"{url(good, bad)}?outcome=verdict&budget=5")
+    assert "Step <strong>s12</strong> (step 11) flips verdict" in text
+    assert "7 earlier differing steps not tried within the budget" in text
+    assert "monotone: unknown — 7 of 12 differing steps not tried within the budget of 5" in text
+    assert "5 forks of a budget of 5" in text
+    assert (
+        "Still unknown — not tried when the budget ran out: <strong>s02</strong> (step 1)" in text
+    )
+    assert '<input type="hidden" name="budget" value="12">' in text
+    poll = signed_in.get(
+        f"{url(good, bad)}?outcome=verdict&budget=5", headers={"HX-Request": "true"}
+    )
+    assert poll.status_code == 286 and "<html" not in poll.content.decode()
+    assert "Still unknown" in poll.content.decode()
+
+    text = signed_in.post(
+        url(good, bad), {"outcome": "verdict", "budget": "12"}, follow=True
+    ).content.decode()
+
+    assert "Step <strong>s03</strong> (step 2) decides verdict" in text
+
+
+def test_a_budget_below_one_is_a_400(apps, signed_in):  # noqa: F811
+    good, bad = relay_runs("relay12", 7)
+    response = signed_in.post(url(good, bad), {"outcome": "verdict", "budget": "0"})
+    assert response.status_code == 400 and DBTaskResult.objects.count() == 0

@@ -1,6 +1,6 @@
 """Counterfactual bisect (issue 17, item 3): the earliest step of BAD whose output, swapped for
-GOOD's by an ordinary fork, flips an outcome — in O(log n) forks when the flip is monotone,
-saying so when it is not.
+GOOD's by an ordinary fork, flips an outcome — named in O(log n) forks when the flip is
+monotone, saying so when it is not (what verifies the answer: ``test_bisect_verified.py``).
 
 Apps: ``runs/tests/helpers/bisect_apps.py`` — 12-step relays of ``runs/bench/pipelines/relay.py``
 (the step ``planted`` decides the verdict from the seed, the steps after it pass it on; every
@@ -28,7 +28,7 @@ def forks_made(before: int) -> int:
 
 
 @pytest.mark.parametrize("planted", [1, 4, 7, 12])
-def test_it_finds_the_planted_step_of_a_12_step_run_in_at_most_4_forks(apps, planted):
+def test_it_finds_the_planted_step_of_a_12_step_run_and_tries_every_other_step(apps, planted):
     good, bad = relay_runs("relay12", planted)
     before = Run.objects.count()
 
@@ -37,7 +37,10 @@ def test_it_finds_the_planted_step_of_a_12_step_run_in_at_most_4_forks(apps, pla
     assert result.step.node == f"s{planted:02d}"
     assert result.monotone is True
     assert len(result.plan.candidates) == 12  # every step's output differs
-    assert len(result.forks) <= 4
+    # 12 forks try them all (the default budget): s12, the step the outcome reads, only when
+    # nothing before it flips (it flips by construction).
+    assert result.budget == 12
+    assert len(result.forks) == (12 if planted == 12 else 11)
     assert forks_made(before) == len(result.forks)
     # The reported step's swap flips it, the step before it (if any) does not.
     probes = {p.candidate.node: p.flips for p in result.probes}
@@ -177,14 +180,20 @@ def test_an_unknown_outcome_is_refused_naming_the_ones_there_are(apps):
         bisect(good, bad, "nope")
 
 
-def test_the_bench_figure_counts_at_most_6_forks_over_20_steps_wherever_the_step_is(db):
-    from runs.bench.bisect import bisect_figure
+def test_the_bench_figures_name_the_planted_step_in_at_most_6_forks_and_answer_right(db):
+    from runs.bench.bisect import SHAPES, bisect_figures
 
-    row = bisect_figure()
+    named, right = bisect_figures()
 
-    assert row["goal"] == "≤ 6 forks"
-    assert row["pass"] is True and row["value"] <= 6
-    assert len(json_list(row["note"])) == 20
+    assert named["goal"] == "≤ 6 forks"
+    assert named["pass"] is True and named["value"] <= 6
+    assert len(json_list(named["note"])) == 20
+    # Monotone and non-monotone relays: every answer right (the planted step named, or said
+    # to be among the steps a budget that ran out left untried).
+    assert right["goal"] == "≥ 1 (share)"
+    assert right["pass"] is True and right["value"] == 1
+    assert right["note"].startswith(f"{len(SHAPES)} of {len(SHAPES)} right")
+    assert "monotone shown true" in right["note"] and "of a budget of 16" in right["note"]
 
 
 def json_list(note: str) -> list[int]:
