@@ -279,6 +279,9 @@ REWIND_RUN_LEASE_SECONDS = env_int("REWIND_RUN_LEASE_SECONDS", 30, minimum=2, ma
 # REWIND_STEP_TIMEOUTS=name=seconds,… or a Rewind Pipeline's own ``step_timeout``.
 REWIND_STEP_TIMEOUT = env_float("REWIND_STEP_TIMEOUT", 300.0, minimum=0.1, maximum=86400.0)
 REWIND_STEP_TIMEOUTS = env_seconds("REWIND_STEP_TIMEOUTS", minimum=0.1, maximum=86400.0)
+# A queue worker whose abandoned step is still running stops after that run (its supervisor
+# starts a fresh one): the step's thread cannot be stopped, and would keep the CPU.
+REWIND_RECYCLE_WORKERS = env_bool("REWIND_RECYCLE_WORKERS", True)
 # The key is read from the environment when a call is made and never stored in settings
 # that could be dumped; see runs.engine.providers.config.
 # A run that takes this many steps without halting fails (a looping graph needs a halt).

@@ -262,6 +262,7 @@ class WorkerProcess:
 
     def __init__(self, popen: subprocess.Popen, log: Path) -> None:
         self.popen, self.log = popen, log
+        self.replaced = False  # a supervised fixture started another in its place
 
     @property
     def pid(self) -> int:
@@ -322,43 +323,57 @@ def worker_environment(**extra: str | None) -> dict[str, str]:
 
 @pytest.fixture
 def db_workers(tmp_path) -> Iterator[Callable[..., list[WorkerProcess]]]:
-    """``db_workers(n=1, **env)``: start ``n`` real ``db_worker`` processes on the test
-    database (use with ``django_db(transaction=True)``: they only see committed rows). They are
-    always stopped when the test ends (SIGTERM, then SIGKILL after a timeout)."""
+    """``db_workers(n=1, supervised=False, **env)``: start ``n`` real ``db_worker`` processes on
+    the test database (use with ``django_db(transaction=True)``: they only see committed rows).
+    ``supervised``: a worker that exits by itself (0: a worker recycled after an abandoned
+    step) is replaced, as a deployment's supervisor would — the replacements are added to the
+    list returned. They are always stopped when the test ends (SIGTERM, then SIGKILL)."""
     started: list[WorkerProcess] = []
+    stopping = threading.Event()
 
-    def start(n: int = 1, **env: str | None) -> list[WorkerProcess]:
+    def start(n: int = 1, supervised: bool = False, **env: str | None) -> list[WorkerProcess]:
         environment = worker_environment(**env)
-        workers = []
-        for _ in range(n):
-            log = tmp_path / f"worker-{len(started)}.log"
-            with log.open("wb") as handle:
-                popen = subprocess.Popen(
-                    [
-                        sys.executable,
-                        "manage.py",
-                        "db_worker",
-                        "--queue-name",
-                        "default",
-                        "--interval",
-                        "0.1",
-                        "--no-startup-delay",
-                        "--no-reload",
-                    ],
-                    cwd=PROJECT_ROOT,
-                    env=environment,
-                    stdout=handle,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                )
-            worker = WorkerProcess(popen, log)
-            started.append(worker)
-            workers.append(worker)
+        workers = [_start_one(environment) for _ in range(n)]
+        if supervised:
+            threading.Thread(target=_supervise, args=(workers, environment), daemon=True).start()
         return workers
+
+    def _supervise(workers: list[WorkerProcess], environment: dict[str, str]) -> None:
+        while not stopping.wait(0.2):
+            for worker in list(workers):
+                if worker.popen.poll() == 0 and not worker.replaced:
+                    worker.replaced = True
+                    workers.append(_start_one(environment))
+
+    def _start_one(environment: dict[str, str]) -> WorkerProcess:
+        log = tmp_path / f"worker-{len(started)}.log"
+        with log.open("wb") as handle:
+            popen = subprocess.Popen(
+                [
+                    sys.executable,
+                    "manage.py",
+                    "db_worker",
+                    "--queue-name",
+                    "default",
+                    "--interval",
+                    "0.1",
+                    "--no-startup-delay",
+                    "--no-reload",
+                ],
+                cwd=PROJECT_ROOT,
+                env=environment,
+                stdout=handle,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        worker = WorkerProcess(popen, log)
+        started.append(worker)
+        return worker
 
     try:
         yield start
     finally:
+        stopping.set()
         for worker in started:
             if worker.popen.poll() is None:
                 worker.popen.send_signal(signal.SIGTERM)

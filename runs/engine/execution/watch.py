@@ -6,7 +6,9 @@ execute the steps itself: it starts them in a thread of their own and watches. W
 outlasts its timeout (``REWIND_STEP_TIMEOUT``, or the pipeline's own) or the run is
 cancelled (the heartbeat reads its status, ``leases.Heartbeat``), it closes the run's
 ``Fence`` (the abandoned step can write nothing more), leaves that thread to itself and
-returns: the worker goes on to the next queued run at once.
+returns: the worker goes on to the next queued run at once — or, when the abandoned thread is
+still running once the run's end is recorded, a queue worker stops instead, to be replaced by
+a fresh process (``runs.tasks.recycle``): Python cannot stop the thread, a process can end.
 
 The steps' thread works on the caller's database connection, so everything a run writes
 goes through one connection and one transaction discipline, as when the caller executed
@@ -31,6 +33,7 @@ from runs.engine.errors import RewindError
 from runs.engine.execution.fence import Fence, InFlight, StepAbandoned
 
 POLL_SECONDS = 0.05  # how often the caller looks at the step's clock and the cancel flag
+_abandoned: list[threading.Thread] = []  # steps' threads this process gave up on
 
 
 class RunStopped(RewindError):
@@ -107,10 +110,18 @@ def run_steps(
             if done.is_set():
                 break  # it finished as we gave up: nothing is abandoned
             abandoned.append(_give_away(connection, thread))
+            _abandoned.append(thread)
         raise RunStopped(reason, cancelled=was_cancelled, step=in_flight)
     connection.dec_thread_sharing()
     if outcome and outcome[0] is not None:
         raise outcome[0]
+
+
+def still_running() -> list[str]:
+    """The names of the abandoned steps' threads still running in this process: each may
+    hold the CPU (a pure-Python loop keeps the interpreter lock) until the process ends."""
+    _abandoned[:] = [thread for thread in _abandoned if thread.is_alive()]
+    return [thread.name for thread in _abandoned]
 
 
 def _give_away(connection: Any, thread: threading.Thread) -> tuple[bool, Callable]:

@@ -2,6 +2,7 @@
 
 ``sleeper`` (a sync Burr app) and ``async_sleeper`` (its ``slow`` action is ``async`` and
 blocks the event loop, the worst an async step can do): ``first`` → ``slow`` → ``last``.
+``spinner``: the same, its ``spin`` action a pure-Python loop that holds the CPU.
 ``hanging``: a declared pipeline whose ``slow`` tool node hangs, then would store a tool
 cache entry, and whose ``report`` writes an artifact.
 
@@ -13,6 +14,7 @@ go on and try to write), at most ``HANG_SECONDS``. ``RELEASE`` set before a run 
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +50,16 @@ async def async_slow(state: State) -> State:
     return state.update(b=state["a"] + 1)
 
 
+@action(reads=["a"], writes=["b"])
+def spin(state: State) -> State:
+    # A pure-Python loop: it holds the interpreter lock, no sleep lets it go.
+    deadline = time.monotonic() + HANG_SECONDS
+    n = 0
+    while time.monotonic() < deadline and not RELEASE.is_set():
+        n += 1
+    return state.update(b=state["a"] + 1)
+
+
 @action(reads=["b"], writes=["c"])
 def last(state: State) -> State:
     return state.update(c=state["b"] + 1)
@@ -70,6 +82,10 @@ def sleeper() -> Application:
 
 def async_sleeper() -> Application:
     return _app(async_slow)
+
+
+def spinner() -> Application:
+    return _app(spin)
 
 
 def _start(args: dict[str, Any], data_dir: Path) -> int:
@@ -118,6 +134,7 @@ hanging_quick = Pipeline(
 APPS = {
     "sleeper": "runs.tests.helpers.slow_apps.sleeper",
     "async_sleeper": "runs.tests.helpers.slow_apps.async_sleeper",
+    "spinner": "runs.tests.helpers.slow_apps.spinner",
     "hanging": "runs.tests.helpers.slow_apps.hanging",
     "hanging_quick": "runs.tests.helpers.slow_apps.hanging_quick",
 }
