@@ -6,7 +6,8 @@ may import anything of the app, nothing of the product imports it.
 
 - ``measure``   the primitives every figure uses: best_time, peak_memory, figure
 - ``replays``   cached steps and whole replays against bare Burr, bytes stored, diffs
-- ``noise``     the noise rule's false-alarm and miss rates on labelled simulated cases
+- ``noise``     the noise rule's false-alarm, miss and uncertain rates by leaf type, on the
+                labelled set kept with the tests and on simulated cases
 - ``bisect``    how many forks a bisect makes on relays with a planted step, and whether its
                 answer is right when the flip is not monotone
 - ``batches``   batch counterfactuals and replays on queue workers

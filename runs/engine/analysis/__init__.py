@@ -2,8 +2,10 @@
 
 - ``leaves``   the leaves of a value and their paths (shared by diff and noise)
 - ``diff``     ``diff_values``, ``align``, ``diff_runs`` (a ``RunDiff``), ``format_diff``
-- ``noise``    stability samples and beyond-/within-noise verdicts of a fork's changes (its
-  false-alarm and miss rates are measured by ``runs.bench.noise``)
+- ``noise``    stability samples and beyond-/within-noise (or uncertain) verdicts of a fork's
+  changes, each with its reason (its false-alarm, miss and uncertain rates are measured by
+  ``runs.bench.noise``)
+- ``facts``    what a text states, for the noise rule: figures, names, ranked names, negations
 - ``export/``  a run as a self-contained pytest file and a fixture of what it read
 - ``report``   the run object of the CLI/HTTP JSON contract
 - ``bisect``   which step decided an outcome: forks that swap one step's output

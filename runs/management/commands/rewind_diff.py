@@ -14,7 +14,7 @@ class Command(RewindCommand):
     help = (
         "Field-level diff of two runs: first divergence, per-node hashes, artifacts; when the "
         "first run has stability samples (rewind_stability), whether each changed field is "
-        "beyond its noise."
+        "beyond its noise, and why."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -33,15 +33,19 @@ class Command(RewindCommand):
 
 
 def format_verdicts(verdicts: list[dict[str, Any]]) -> str:
-    """How many changed leaves are beyond the first run's noise, and which ones."""
+    """How many changed leaves are beyond the first run's noise, which ones and why, and which
+    ones the samples are too few to tell."""
     counts = Counter(v["verdict"] for v in verdicts)
     samples = max((v["samples"] for v in verdicts), default=0)
     lines = [
         f"\nnoise (judged against {samples} sample(s) of the first run): "
         f"{counts['beyond-noise']} beyond-noise, {counts['within-noise']} within-noise, "
-        f"{counts['no-samples']} no-samples"
+        f"{counts['uncertain']} uncertain, {counts['no-samples']} no-samples"
     ]
     for verdict in verdicts:
-        if verdict["verdict"] == "beyond-noise":
-            lines.append(f"  beyond-noise  {verdict['node']}  {verdict['path'] or ROOT_LABEL}")
+        if verdict["verdict"] in {"beyond-noise", "uncertain"}:
+            lines.append(
+                f"  {verdict['verdict']:<12}  {verdict['node']}  {verdict['path'] or ROOT_LABEL}"
+                f"  ({verdict['why']})"
+            )
     return "\n".join(lines) + "\n"

@@ -137,7 +137,9 @@ def test_try_several_values_then_sample_and_read_the_verdicts(page, rewind_serve
     critique_row = verdicts.locator("tr", has_text="critique")
     # The llm step's texts are judged one way or the other, by the draws: a verdict is shown.
     expect(
-        critique_row.locator(".badge.noise-within-noise, .badge.noise-beyond-noise").first
+        critique_row.locator(
+            ".badge.noise-within-noise, .badge.noise-beyond-noise, .badge.noise-uncertain"
+        ).first
     ).to_be_visible()
     page.screenshot(path=screenshot_dir / "compare-verdicts.png", full_page=True)
 

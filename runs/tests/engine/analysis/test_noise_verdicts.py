@@ -1,9 +1,12 @@
 """Noise-aware verdicts: when the first run of a diff has stability samples, each changed leaf
 is judged against what that run produced across them — ``beyond-noise`` (the change did it),
-``within-noise`` (the samples show such variation on their own) or ``no-samples``."""
+``within-noise`` (the samples show such variation on their own), ``uncertain`` (too few samples
+to tell) or ``no-samples`` — and says why, in ``rewind_diff --json`` and on the compare page."""
 
 from __future__ import annotations
 
+import dataclasses
+import html
 import io
 import json
 from typing import Any
@@ -12,7 +15,14 @@ import pytest
 from django.core.management import call_command
 
 from runs.engine.analysis.diff import diff_runs
-from runs.engine.analysis.noise import BEYOND, NO_SAMPLES, WITHIN, judge, make_samples
+from runs.engine.analysis.noise import (
+    BEYOND,
+    NO_SAMPLES,
+    UNCERTAIN,
+    WITHIN,
+    judge,
+    make_samples,
+)
 from runs.engine.errors import ForkError
 from runs.engine.execution.runner import execute_run
 from runs.models import Run
@@ -67,6 +77,8 @@ def test_a_deterministic_tool_change_on_a_sampled_warm_run_is_beyond_noise(warm_
         "verdict": BEYOND,
         "samples": 4,
         "distinct": 1,  # every sample computed the same value
+        "why": "every reference gave 1: the step never varied here, so any other value is the "
+        "change",
     }
     assert {v["verdict"] for v in analyse.values()} == {BEYOND}
 
@@ -89,12 +101,16 @@ def test_rewind_diff_json_carries_the_verdicts(warm_run, run_fork):
 
     assert {"a", "b", "first_divergence", "nodes", "artifact", "verdicts"} <= set(data)
     for verdict in data["verdicts"]:
-        assert {"node", "path", "verdict", "samples"} <= set(verdict)
-        assert verdict["verdict"] in {BEYOND, WITHIN, NO_SAMPLES}
+        assert {"node", "path", "verdict", "samples", "why"} <= set(verdict)
+        assert verdict["verdict"] in {BEYOND, WITHIN, UNCERTAIN, NO_SAMPLES}
+        assert verdict["why"]
     assert any(v["verdict"] == BEYOND and v["node"] == "analyse" for v in data["verdicts"])
     text = rewind_diff(str(parent.pk), str(fork.pk))
     assert "noise (judged against 3 sample(s) of the first run)" in text
-    assert "beyond-noise  analyse  params.cost_scale" in text
+    assert (
+        "beyond-noise  analyse  params.cost_scale  (every reference gave 1: the step never "
+        "varied here, so any other value is the change)"
+    ) in text
 
 
 def test_without_samples_there_are_no_verdicts_and_no_extra_query(
@@ -160,6 +176,70 @@ def test_the_compare_page_shows_the_verdicts(signed_in, warm_run, run_fork):
     assert '<span class="badge noise-within-noise">within-noise</span>' in text
 
 
+def test_the_compare_page_shows_why_next_to_each_verdict(signed_in, warm_run, run_fork):
+    """Issue 30: each field's reason beside it — what made it beyond (a figure, a name, a
+    negation, a range), or why the samples are too few to tell."""
+    parent = sampled(warm_run, 2)
+    fork = run_fork(parent, "analyse", "args.cost_scale", "3")
+    judged = {(v["node"], v["path"]): v for v in diff_runs(parent, fork).verdicts}
+
+    text = signed_in.get(f"/compare/{parent.pk}/{fork.pk}/").content.decode()
+
+    section = text[text.index('<section class="noise-verdicts"') :]
+    section = section[: section.index("</section>")]
+    assert (
+        '>params.cost_scale</code> <span class="why">every reference gave 1: the step never '
+        "varied here, so any other value is the change</span>"
+    ) in section
+    # A changed text's reason names what is new in it: the figures the new costs put there.
+    text_verdict = next(v for (node, _), v in judged.items() if node == "compose")
+    assert text_verdict["why"] and text_verdict["why"] in html.unescape(section)
+    assert "<strong>uncertain</strong>" in section  # the legend explains every verdict
+
+
+def test_the_reason_is_escaped_on_the_compare_page(signed_in, warm_run, run_fork, monkeypatch):
+    from runs.views import compare
+
+    parent = sampled(warm_run, 2)
+    fork = run_fork(parent, "analyse", "args.cost_scale", "3")
+    real = compare.diff_runs
+
+    def with_markup(a, b):
+        result = real(a, b)
+        verdicts = [
+            {**v, "why": "names <script>alert(1)</script>, which no reference names"}
+            for v in result.verdicts
+        ]
+        return dataclasses.replace(result, verdicts=verdicts)
+
+    monkeypatch.setattr(compare, "diff_runs", with_markup)
+    text = signed_in.get(f"/compare/{parent.pk}/{fork.pk}/").content.decode()
+
+    assert "<script>alert(1)" not in text
+    assert "names &lt;script&gt;alert(1)&lt;/script&gt;, which no reference names" in text
+
+
+def test_an_uncertain_verdict_is_shown_with_its_badge(signed_in, warm_run, run_fork, monkeypatch):
+    from runs.views import compare
+
+    parent = sampled(warm_run, 2)
+    fork = run_fork(parent, "analyse", "args.cost_scale", "3")
+    real = compare.diff_runs
+
+    def one_uncertain(a, b):
+        result = real(a, b)
+        # One field alone (the warm run's own draws may make others uncertain too).
+        first = {**result.verdicts[0], "verdict": UNCERTAIN, "why": "too few samples to tell"}
+        return dataclasses.replace(result, verdicts=[first])
+
+    monkeypatch.setattr(compare, "diff_runs", one_uncertain)
+    text = signed_in.get(f"/compare/{parent.pk}/{fork.pk}/").content.decode()
+
+    assert '<span class="badge noise-uncertain">1 uncertain</span>' in text
+    assert '<span class="badge noise-uncertain">uncertain</span>' in text
+    assert '<span class="why">too few samples to tell</span>' in text
+
+
 # --- sampling and the rule -----------------------------------------------------------------------
 
 
@@ -204,7 +284,8 @@ def test_make_samples_refuses_an_unfinished_run_and_writes_nothing(run_row, node
         (2, [1, 1, 1], BEYOND),  # never varied
         (1, [1, 1, 1], WITHIN),  # a value the parent produced
         ("b", ["a", "a"], BEYOND),
-        ("c", ["a", "b", "a"], BEYOND),  # a category that varied, but never to "c"
+        ("c", ["a", "b", "a", "b"], BEYOND),  # a category that varied, but never to "c"
+        ("c", ["a", "b", "a"], UNCERTAIN),  # ... and "b" once in 3: new values are common
         (1.5, [1, 2, 1.2], WITHIN),  # inside the range the samples gave
         (3, [1, 2, 1.2], BEYOND),  # outside it
         ("2", [1, 2], BEYOND),  # a number became text

@@ -1,0 +1,254 @@
+"""What a text states, as the noise rule reads it: the figures it quotes, the names it gives,
+the names it ranks or recommends, whether it negates — and the words it says all that in.
+
+Two texts that state the same facts in other words share their figures, names, ranked names
+and polarity however few words they share; a text that names another winner, quotes another
+figure or reverses a claim differs in one of them however many words it shares. The reading
+is lexical, on purpose (no model, no dictionary, the same on every machine):
+
+- **figures**: the numbers a text quotes (``17.91``, ``48213``, ``1,234`` read as 1234,
+  ``0,5`` as 0.5), not digits inside a word (``U5``, ``P0001`` are names). A figure *matches*
+  another when they are equal once the more precise is rounded to the other's decimals
+  (keeping two significant digits: 20.8211 matches 20.82 and 21, 0.4667 does not match 0.5),
+  or when one is the other as a percentage (0.4667 and 46.7);
+- **names**: entity-like words — a capitalised word that does not start a sentence (``Acme``,
+  ``Berlin``), or starts one and is possessive (``Hamburg's``) or is capitalised elsewhere in
+  the text; an acronym (``USD``); a word with a digit (``U5``, ``Q3``); a single capital letter
+  (groups ``A``, ``B``, ``C``; not the pronoun ``I``, nor ``A`` as an article starting a
+  sentence). A name is compared by its lowercased form, a single letter by itself;
+- **ranked names**: the names in a clause (split at ``, ; . ! ?``, a line break and contrast
+  words — but, while, than, ahead of, versus, unlike…) that holds a ranking or decision word
+  (best, cheapest, lowest, highest, leads, wins, recommend, adopt, choose, prefer…): in "C is
+  cheapest, ahead of A and B" the ranked name is C alone;
+- **negations**: not, no, never, none, nothing, nobody, neither, nor, cannot, without,
+  instead and every ``n't``;
+- **words**: the lowercased words, figures left out (they are compared as figures).
+
+A :class:`Pool` is what a reference makes available: every figure, word and ranked name of
+its values (its leaf, and the other leaves of its step when the caller gives them), so a
+fresh text that quotes a figure its own leaf did not but its step did is not taken for new.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["COUNTS", "Facts", "Pool", "facts", "figure_matches", "is_number"]
+
+# The figures that are counts: whole numbers below 10 ("3 risks", "4/5", "step 2").
+COUNTS = frozenset(str(n) for n in range(10))
+
+# A number standing alone: not the digits of a word (U5, P0001), not a fraction of one.
+_FIGURE_RE = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])")
+_THOUSANDS_RE = re.compile(r"^\d{1,3}(?:,\d{3})+$")
+_WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")
+_LETTERS_RE = re.compile(r"[^\W\d_]+")
+_has_digit = re.compile(r"\d").search
+# What may sit between a sentence's end and its first word: spaces, quotes, brackets, and
+# markdown (headings, emphasis, list bullets, table pipes).
+_LEAD = " \t\"'“‘([{*_#>|•-"
+_SENTENCE_END = ".!?\n"
+_NEGATION_RE = re.compile(
+    r"\b(?:not|no|never|none|nothing|nobody|nowhere|neither|nor|cannot|without|instead)\b"
+    r"|\b\w+n[’']t\b",
+    re.IGNORECASE,
+)
+_CLAUSE_RE = re.compile(
+    r"[,;.!?]+(?=\s|$)|\n|\s+(?:but|while|whereas|although|though|than|versus|vs|unlike|over|"
+    r"against|compared|ahead\s+of|instead\s+of|rather\s+than|followed\s+by|then)\s+",
+    re.IGNORECASE,
+)
+_RANKING = frozenset(
+    """
+    best cheapest lowest highest top first fastest strongest largest biggest greatest leading
+    lead leads led winner winners win wins won winning recommend recommends recommended
+    recommending recommendation adopt adopts adopted adopting choose chooses chose chosen
+    choice pick picks picked prefer prefers preferred favour favours favoured favor favors
+    favored select selects selected selecting optimal ideal
+    """.split()
+)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """One text, read: see the module docstring."""
+
+    words: frozenset[str]
+    figures: frozenset[str]  # each figure's canonical decimal text ("20.82", "1234")
+    names: frozenset[str]  # lowercased; a single letter as it is
+    ranked: frozenset[str]  # the names in a clause with a ranking or decision word
+    negations: tuple[str, ...]  # the negation words, lowercased, in order
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _canonical(number: Decimal) -> str:
+    text = format(number.normalize(), "f")
+    return "0" if text in {"-0", ""} else text
+
+
+def _figure(token: str) -> str | None:
+    """A figure's canonical text: ``1,234`` is 1234 (thousands), ``0,5`` is 0.5."""
+    if _THOUSANDS_RE.match(token):
+        token = token.replace(",", "")
+    elif token.count(",") == 1 and "." not in token:
+        token = token.replace(",", ".")
+    elif "," in token:
+        return None  # a list written without spaces: read by its parts instead
+    try:
+        return _canonical(Decimal(token))
+    except InvalidOperation:
+        return None
+
+
+def _figures(text: str) -> set[str]:
+    out: set[str] = set()
+    for token in _FIGURE_RE.findall(text):
+        figure = _figure(token)
+        if figure is not None:
+            out.add(figure)
+        else:
+            out.update(f for part in token.split(",") if (f := _figure(part)) is not None)
+    return out
+
+
+def number_figure(value: int | float) -> str | None:
+    """A number leaf as a figure (what a text quoting it would write)."""
+    try:
+        return _canonical(Decimal(repr(value)))
+    except InvalidOperation:  # inf, nan
+        return None
+
+
+@lru_cache(maxsize=65536)
+def roundings(figure: str) -> frozenset[str]:
+    """Every text ``figure`` matches when quoted less precisely: itself, itself rounded to
+    fewer decimals while it keeps two significant digits, and the same of it × 100 and ÷ 100
+    (a rate quoted as a percentage, or the reverse)."""
+    number = Decimal(figure)
+    out = {figure}
+    for scaled in (number, number * 100, number / 100):
+        exponent = scaled.normalize().as_tuple().exponent
+        decimals = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+        for places in range(decimals, -1, -1):
+            rounded = scaled.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+            if rounded.is_zero() or len(rounded.normalize().as_tuple().digits) < 2:
+                break
+            out.add(_canonical(rounded))
+    return frozenset(out)
+
+
+def figure_matches(a: str, b: str) -> bool:
+    """Whether two figures are the same one quoted at different precision (or as a rate and
+    its percentage): the less precise is among the other's roundings."""
+    return a == b or a in roundings(b) or b in roundings(a)
+
+
+def _sentence_initial(text: str, start: int) -> bool:
+    at = start - 1
+    while at >= 0 and text[at] in _LEAD:
+        at -= 1
+    return at < 0 or text[at] in _SENTENCE_END
+
+
+_ARTICLE_FOLLOWS = re.compile(r"\s+[a-z0-9]")
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
+def _names(text: str) -> tuple[set[str], list[tuple[int, str]]]:
+    """The names of ``text`` (see the module docstring) and where each occurrence starts."""
+    found: list[tuple[int, int, str, bool]] = []  # (start, end, token, sentence-initial)
+    for match in _WORD_RE.finditer(text):
+        token = match.group().rstrip("'’-")
+        if not token[0].isupper() and not _has_digit(token):
+            continue
+        found.append((match.start(), match.end(), token, _sentence_initial(text, match.start())))
+    capitalised_inside = {token for _, _, token, initial in found if not initial}
+    names: set[str] = set()
+    where: list[tuple[int, str]] = []
+    for start, end, token, initial in found:
+        bare = _POSSESSIVE.sub("", token)
+        if bare == "I":
+            continue
+        if len(bare) == 1:
+            if initial and bare == "A" and _ARTICLE_FOLLOWS.match(text, end):
+                continue  # "A caseworker follows up", "A 4.2 billion plan": the article
+            name = bare
+        elif _has_digit(bare) or bare.isupper():
+            name = bare.lower()
+        elif not initial or bare != token or bare in capitalised_inside:
+            name = bare.lower()
+        else:
+            continue  # a sentence's first word, nothing says it is a name
+        names.add(name)
+        where.append((start, name))
+    return names, where
+
+
+@lru_cache(maxsize=4096)
+def facts(text: str) -> Facts:
+    """``text`` read for the noise rule (cached: the same references are read for every
+    changed leaf of a step)."""
+    names, where = _names(text)  # in the order they occur
+    ranked: set[str] = set()
+    start = next_name = 0
+    for end in [m.start() for m in _CLAUSE_RE.finditer(text)] + [len(text)]:
+        first = next_name
+        while next_name < len(where) and where[next_name][0] < end:
+            next_name += 1
+        if first < next_name:
+            clause_words = {w.lower() for w in _LETTERS_RE.findall(text, start, end)}
+            if clause_words & _RANKING:
+                ranked.update(name for _, name in where[first:next_name])
+        start = end
+    return Facts(
+        words=frozenset(w.lower() for w in _LETTERS_RE.findall(text)),
+        figures=frozenset(_figures(text)),
+        names=frozenset(names),
+        ranked=frozenset(ranked),
+        negations=tuple(m.group().lower() for m in _NEGATION_RE.finditer(text)),
+    )
+
+
+@dataclass(frozen=True)
+class Pool:
+    """What one reference makes available to a text judged against it: every figure, word
+    and ranked name of its values (a leaf, or every leaf of its step)."""
+
+    figures: frozenset[str]
+    words: frozenset[str]  # lowercased, and single capital letters as they are
+    ranked: frozenset[str]
+    rounded: frozenset[str]  # every figure's roundings (figure_matches, precomputed)
+    counts: frozenset[int]  # the figures that are counts (COUNTS)
+
+    @classmethod
+    def of(cls, values: Iterable[Any]) -> Pool:
+        figures: set[str] = set()
+        words: set[str] = set()
+        ranked: set[str] = set()
+        for value in values:
+            if is_number(value):
+                figure = number_figure(value)
+                if figure is not None:
+                    figures.add(figure)
+            elif isinstance(value, str):
+                read = facts(value)
+                figures |= read.figures
+                words |= read.words | read.names
+                ranked |= read.ranked
+        rounded = frozenset().union(*(roundings(f) for f in figures))
+        counts = frozenset(int(f) for f in figures if f in COUNTS)
+        return cls(frozenset(figures), frozenset(words), frozenset(ranked), rounded, counts)
+
+    def has_figure(self, figure: str) -> bool:
+        return figure in self.rounded or not roundings(figure).isdisjoint(self.figures)
+
+    def has_name(self, name: str) -> bool:
+        return name in self.words
