@@ -51,6 +51,9 @@ class Turns:
         self.turns = run.turns or [{"inputs": {}}]
         self.after = set((run.halt or {}).get("after", []))
         self.before = set((run.halt or {}).get("before", []))
+        # An imported run whose last turn no halt ends (a loop its program stepped itself):
+        # its forks stop after as many steps as it ran (``runs.engine.imports.writing``).
+        self.steps = (run.halt or {}).get("steps")
         self.index = start
         self.budget = settings.REWIND_MAX_STEPS
         self.next_action: Any = None
@@ -59,7 +62,10 @@ class Turns:
     def running(self, app: Application) -> bool:
         """Is there a next step? It is kept for ``prepare_step`` (evaluating an app's
         conditions is its users' code: once per question)."""
-        self.next_action = app.get_next_action() if self.index < len(self.turns) else None
+        more = self.index < len(self.turns)
+        if more and isinstance(self.steps, int):
+            more = next_sequence_id(app) < self.steps
+        self.next_action = app.get_next_action() if more else None
         return self.next_action is not None
 
     def pin(self, app: Application, action: Any) -> None:

@@ -10,7 +10,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from runs.engine.calls.capture.redaction import CREDENTIAL_HEADERS, is_credential, redact_text
+from runs.engine.calls.capture.redaction import is_credential, is_credential_header, redact_text
 from runs.engine.calls.pricing import cost_usd
 from runs.engine.imports.tracker import Span
 
@@ -19,21 +19,24 @@ INPUT_TOKENS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
 OUTPUT_TOKENS = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
 
 
-def _credential_key(key: str) -> bool:
+def _credential_key(key: str, value: Any) -> bool:
+    """Whether an attribute (``llm.headers``, ``api_key``; ``key`` or ``token`` holding a
+    secret-looking value; an object under a credential's name) is a credential, by the
+    capture's rules (``redaction``)."""
     last = key.rsplit(".", 1)[-1].lower().replace("-", "_")
     return (
         last in {"headers", "header", "authorization", "cookie"}
-        or last.replace("_", "-") in CREDENTIAL_HEADERS
-        or is_credential(last, "x" * 16)
+        or is_credential_header(last, value if isinstance(value, str) else "")
+        or is_credential(last, value)
     )
 
 
 def clean_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
-    """The attributes as kept: a credential-named one (``llm.headers``, ``api_key``) left out,
-    key-shaped tokens and credential query parameters redacted from every text."""
+    """The attributes as kept: a credential one left out; secrets of known shapes, credential
+    query parameters and a path's random pieces redacted from every text."""
     kept: dict[str, Any] = {}
     for key, value in attributes.items():
-        if _credential_key(key):
+        if _credential_key(key, value):
             continue
         kept[key] = _redacted(value)
     return kept
@@ -45,7 +48,7 @@ def _redacted(value: Any) -> Any:
     if isinstance(value, list):
         return [_redacted(v) for v in value]
     if isinstance(value, dict):
-        return {k: _redacted(v) for k, v in value.items() if not _credential_key(str(k))}
+        return {k: _redacted(v) for k, v in value.items() if not _credential_key(str(k), v)}
     return value
 
 

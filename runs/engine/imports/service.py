@@ -102,8 +102,10 @@ def import_path(
     project: str | None = None,
     app_id: str | None = None,
     following: bool = False,
+    max_line: int | None = None,
 ) -> ImportReport:
-    """Import every app under ``path`` (Burr's root, a project or one app directory)."""
+    """Import every app under ``path`` (Burr's root, a project or one app directory).
+    ``max_line``: the longest line of a log, or JSON file, read (bytes; ``MAX_LINE``)."""
     origin = Path(path).expanduser()
     if not origin.exists():
         raise InputError(f"{origin}: no such directory")
@@ -111,6 +113,7 @@ def import_path(
         raise InputError(f"{origin}: not a directory (give Burr's tracker directory)")
     report = ImportReport()
     apps: list[AppDir] = []
+    root = origin.resolve()
     found = list(app_dirs(origin, project))
     if not found:
         raise InputError(
@@ -121,12 +124,12 @@ def import_path(
         if app_id is not None and directory.name != app_id:
             continue
         try:
-            apps.append(read_app(directory, proj))
+            apps.append(read_app(directory, proj, root=root, limit=max_line))
         except LogError as exc:
             report.errors.append(exc)
     for app in _in_order(apps):
         try:
-            report.count(import_app(app, pipeline, origin.resolve(), following=following))
+            report.count(import_app(app, pipeline, root, following=following))
         except LogError as exc:
             report.errors.append(exc)
     link_children(apps)

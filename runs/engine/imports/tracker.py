@@ -7,6 +7,11 @@ reads and writes, the transitions), ``log.jsonl`` (one JSON object per line: ``b
 ``__tracer``) and ``children.jsonl`` (the apps forked or spawned from it). The log is read one
 line at a time: a step is handed on as soon as its ``end_entry`` is read, so memory does not
 grow with the log.
+
+Every file is read in chunks, and a line of the log (or a whole JSON file) that outgrows the
+limit is refused as soon as it does: memory never holds more than the limit and a chunk of it.
+Nothing is followed out of the directory given: a symlink, to a file or a directory, whose
+target lies outside it is refused the same way wherever it is, with the same message.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from runs.engine.errors import RewindError
 LOG = "log.jsonl"
 GRAPH = "graph.json"
 METADATA = "metadata.json"
-MAX_LINE = 64 * 1024 * 1024  # a longer line is refused rather than read into memory
+MAX_LINE = 64 * 1024 * 1024  # bytes: a longer line (or JSON file) is refused, never read whole
+CHUNK = 64 * 1024  # bytes read at a time
 
 
 class LogError(RewindError):
@@ -37,6 +43,24 @@ class LogError(RewindError):
 
     def as_json(self) -> dict[str, Any]:
         return {"file": self.file, "line": self.line, "error": self.error}
+
+
+def leads_out(root: Path) -> str:
+    """The one message for every symlink under ``root`` whose target lies outside it."""
+    return f"a symlink leading out of {root}: not followed, and no app that needs it is imported"
+
+
+def too_long(what: str, limit: int) -> str:
+    return f"a {what} longer than {limit} bytes (the limit; --max-line raises it): refused"
+
+
+def checked(root: Path | None, path: Path) -> Path:
+    """``path`` (under ``root``) with its symlinks resolved; refused if that leads out of
+    ``root`` (resolved) — a file or a directory, whether it exists or not."""
+    real = path.resolve()
+    if root is not None and not real.is_relative_to(root):
+        raise LogError(path, None, leads_out(root))
+    return real
 
 
 @dataclass(frozen=True)
@@ -101,10 +125,16 @@ class AppDir:
     entrypoint: str = ""
     actions: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # reads, writes
     transitions: list[tuple[str, str, str]] = field(default_factory=list)
+    root: Path | None = None  # the directory imported (resolved): nothing is read outside it
+    limit: int = MAX_LINE  # bytes of a line of the log, or of a JSON file
 
     @property
     def log(self) -> Path:
         return self.path / LOG
+
+    def file(self, name: str) -> Path:
+        """The app's file ``name`` to open: its symlinks resolved, refused if they lead out."""
+        return checked(self.root, self.path / name)
 
     def condition(self, source: str, target: str) -> str:
         """The label of the transition ``source`` → ``target`` (the first that matches)."""
@@ -117,10 +147,15 @@ class AppDir:
         return list(self.actions.get(action, {}).get("reads", []))
 
 
-def _load_json(path: Path) -> Any:
+def _load_json(path: Path, limit: int) -> Any:
     try:
-        with open(path, encoding="utf-8", errors="strict") as f:
-            return json.load(f)
+        with open(path, "rb") as f:
+            data = bytearray()
+            while chunk := f.read(CHUNK):
+                data += chunk
+                if len(data) > limit:
+                    raise LogError(path, None, too_long("file", limit))
+        return json.loads(data.decode("utf-8", errors="strict"))
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -138,16 +173,24 @@ def _pointer(value: Any, path: Path) -> Pointer | None:
     )
 
 
-def read_app(path: Path, project: str) -> AppDir:
-    """The app at ``path`` (its metadata and graph; the log is read by ``steps``)."""
-    app = AppDir(path=path, project=project, app_id=path.name)
-    meta = _load_json(path / METADATA) or {}
+def read_app(
+    path: Path, project: str, *, root: Path | None = None, limit: int | None = None
+) -> AppDir:
+    """The app at ``path`` (its metadata and graph; the log is read by ``steps``), under
+    ``root`` (resolved): the directory and every file of it checked alike, before any is
+    read. ``limit``: the longest line or JSON file read (``MAX_LINE`` by default)."""
+    app = AppDir(path=path, project=project, app_id=path.name, root=root)
+    app.limit = MAX_LINE if limit is None else limit
+    checked(root, path)
+    for name in (LOG, METADATA, GRAPH):
+        app.file(name)
+    meta = _load_json(app.file(METADATA), app.limit) or {}
     if not isinstance(meta, dict):
         raise LogError(path / METADATA, 1, "not an object")
     app.partition_key = meta.get("partition_key")
     app.parent = _pointer(meta.get("parent_pointer"), path / METADATA)
     app.spawner = _pointer(meta.get("spawning_parent_pointer"), path / METADATA)
-    graph = _load_json(path / GRAPH) or {}
+    graph = _load_json(app.file(GRAPH), app.limit) or {}
     if not isinstance(graph, dict):
         raise LogError(path / GRAPH, 1, "not an object")
     app.entrypoint = str(graph.get("entrypoint") or "")
@@ -174,9 +217,27 @@ def _time(value: Any) -> datetime | None:
         return None
 
 
-def _record(raw: bytes, path: Path, number: int) -> dict[str, Any]:
-    if len(raw) > MAX_LINE:
-        raise LogError(path, number, f"a line of {len(raw)} bytes (at most {MAX_LINE})")
+def _lines(f: Any, path: Path, limit: int) -> Iterator[tuple[int, bytearray]]:
+    """(1-based number, line) for each line of ``f`` from where it stands, its newline kept
+    (the last line may have none), read ``CHUNK`` bytes at a time. A line is refused as soon
+    as it outgrows ``limit`` bytes (its newline not counted), before more of it is read."""
+    number, line = 1, bytearray()
+    while chunk := f.read(CHUNK):
+        view, start = memoryview(chunk), 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            line += view[start : end + 1]
+            if len(line) - 1 > limit:
+                raise LogError(path, number, too_long("line", limit))
+            yield number, line
+            number, line, start = number + 1, bytearray(), end + 1
+        line += view[start:]
+        if len(line) > limit:
+            raise LogError(path, number, too_long("line", limit))
+    if line:
+        yield number, line
+
+
+def _record(raw: bytes | bytearray, path: Path, number: int) -> dict[str, Any]:
     try:
         record = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -196,17 +257,15 @@ def steps(
     starts at byte ``offset`` (the start of a line). A last line without its newline is one
     being written when ``following`` (read again at the next look), else a truncated line,
     read — and reported if it is not whole."""
-    path = app.log
+    path = app.file(LOG)
     open_step: Step | None = None
     open_at = offset
     spans: dict[str, Span] = {}
-    number = 0
     with open(path, "rb") as f:
         if offset:
             f.seek(offset)
         position = offset
-        for raw in f:
-            number += 1
+        for number, raw in _lines(f, path, app.limit):
             if following and not raw.endswith(b"\n"):
                 break  # a line still being written: read again at the next look
             begin, position = position, position + len(raw)
@@ -266,33 +325,40 @@ def _span_record(step: Step, spans: dict[str, Span], kind: str, record: dict[str
         target[record["key"]] = record.get("value")
 
 
-def inside(root: Path, path: Path) -> bool:
-    """Whether ``path``, its symlinks resolved, lies inside ``root`` (resolved)."""
-    try:
-        path.resolve(strict=True).relative_to(root)
-    except (ValueError, OSError):
-        return False
-    return True
+def _has_log(directory: Path) -> bool:
+    """A log is there (a symlink to one counts: it is refused later, not passed over)."""
+    log = directory / LOG
+    return log.is_file() or log.is_symlink()
 
 
 def app_dirs(path: Path, project: str | None = None) -> Iterator[tuple[str, Path]]:
     """(project, app directory) for every app under ``path``: ``path`` may be Burr's root
     (``~/.burr``: projects of apps), one project's directory, or one app's. Nothing is
-    followed out of ``path``: a symlink whose target lies outside it is skipped."""
+    followed out of ``path``: a directory that is a symlink leading out of it is not looked
+    into but handed on as it is, for ``read_app`` to refuse as it refuses such a file."""
     root = path.resolve(strict=True)
-    if (root / LOG).is_file():
+
+    def directories(parent: Path) -> tuple[list[Path], list[Path]]:
+        inner, outer = [], []
+        for p in sorted(parent.iterdir()):
+            if p.is_dir():
+                (inner if p.resolve().is_relative_to(root) else outer).append(p)
+        return inner, outer
+
+    if _has_log(root):
         yield project or root.parent.name, root
         return
-    children = sorted(p for p in root.iterdir() if p.is_dir() and inside(root, p))
-    if any((p / LOG).is_file() for p in children):
-        for p in children:
-            if (p / LOG).is_file() and inside(root, p / LOG):
-                yield project or root.name, p
+    children, leading_out = directories(root)
+    if any(_has_log(p) for p in children):  # a project's directory: apps
+        for p in [*filter(_has_log, children), *leading_out]:
+            yield project or root.name, p
         return
-    for proj in children:
-        for p in sorted(q for q in proj.iterdir() if q.is_dir() and inside(root, q)):
-            if (p / LOG).is_file() and inside(root, p / LOG):
-                yield project or proj.name, p
+    for proj in children:  # Burr's root: projects of apps
+        apps, apps_leading_out = directories(proj)
+        for p in [*filter(_has_log, apps), *apps_leading_out]:
+            yield project or proj.name, p
+    for p in leading_out:
+        yield project or p.name, p
 
 
 def file_size(path: Path) -> int:

@@ -3,6 +3,13 @@ step — the rows a run of the same app recorded under Rewind has, so every page
 fork read it like any run. One app is written in one transaction (a bad line leaves nothing of
 it), its steps in batches (memory does not grow with the log). Importing the same source again
 finds its run by ``Run.import_key`` and adds only the steps it does not have yet.
+
+Burr's log does not say where the program's ``app.run`` calls began and ended, so the turns are
+read from the runtime inputs: a step that received some begins a turn (so does every later visit
+of its action), and the turn before it ends there. The run's halts are what a fork needs to end
+its turns where the source's ended whatever route it takes: before each action that began a
+turn, after each action that only ever ended one — and, when neither ends the last turn (a loop
+the program stepped itself), after as many steps as the source ran (``halt["steps"]``).
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from runs.engine.calls.capture.redaction import redact_text
+from runs.engine.calls.capture.redaction import redact_body, redact_text
 from runs.engine.errors import storable_text
 from runs.engine.execution.persister import PARTITION_KEY
 from runs.engine.execution.recorder import step_output
@@ -99,6 +106,10 @@ class RunWriter:
         self.before: dict[str, Any] = {}
         self.last_seq = -1
         self.turns: list[dict[str, Any]] = []
+        self.turn = -1  # the turn of the last step written
+        self.starters: set[str] = set()  # actions that began a turn (halt before them)
+        self.enders: set[str] = set()  # actions that ended one (halt after them) ...
+        self.inner: set[str] = set()  # ... unless they also ran inside one
         self.llm_steps = 0
         self.failed: Step | None = None
         self.started: datetime | None = None
@@ -121,12 +132,24 @@ class RunWriter:
             .only("sequence_id", "name", "src_run_id", "src_sequence_id")
             .first()
         )
-        self.turns = list(run.turns or [])
         self.llm_steps = run.nodes.filter(kind=Node.Kind.LLM).count()
         if last is None:
             return
+        self._continue_turns(run, last)
         self.last_seq, self.previous = last.sequence_id, last.name
         self.before = _state_after(last)
+
+    def _continue_turns(self, run: Run, last: Node) -> None:
+        """The turns and halts of ``run`` up to ``last`` (a step of it), to go on from.
+        An action that ran and is not among the halts after was inside a turn."""
+        turn = last.inputs.get("turn") if isinstance(last.inputs, dict) else None
+        self.turn = turn if isinstance(turn, int) else len(run.turns or []) - 1
+        self.turns = list(run.turns or [])[: self.turn + 1]
+        halt = run.halt or {}
+        self.starters = set(halt.get("before", []))
+        self.enders = set(halt.get("after", []))
+        ran = run.nodes.filter(sequence_id__lte=last.sequence_id).order_by()
+        self.inner = set(ran.values_list("name", flat=True).distinct()) - self.enders
 
     # -- the run row ------------------------------------------------------------------------
 
@@ -180,8 +203,8 @@ class RunWriter:
                 for e in edges
             ]
         )  # fmt: skip
-        self.turns = list(parent.turns or [])[: last + 1] if last is not None else []
         if kept:
+            self._continue_turns(parent, kept[-1])
             self.last_seq, self.previous = kept[-1].sequence_id, kept[-1].name
             self.before = _state_after(kept[-1])
 
@@ -204,6 +227,7 @@ class RunWriter:
         output = None if failed else step_output(action, self.before, after)
         calls = calls_of(step.spans)
         self.llm_steps += bool(calls)
+        self._turn(step)
         inputs = self._inputs(step, action)
         node = Node(
             run=self.run,
@@ -248,10 +272,6 @@ class RunWriter:
                 condition=self.source.conditions.get((self.previous, step.action), "default"),
             )
         self._rows.append((node, row, edge))
-        while len(self.turns) < step.sequence_id:
-            self.turns.append(NO_INPUTS)
-        turn = {"inputs": inputs["inputs"]} if inputs["inputs"] else NO_INPUTS
-        self.turns[step.sequence_id :] = [turn]
         self.previous, self.last_seq = step.action, step.sequence_id
         if after is not None:
             self.before = after
@@ -260,11 +280,49 @@ class RunWriter:
         if len(self._rows) >= BATCH:
             self.flush()
 
+    def _turn(self, step: Step) -> None:
+        """Place ``step`` in a turn: the first step, one that received runtime inputs (the
+        program's next ``app.run(inputs=…)``) and any visit of an action that began a turn
+        begin one; any other step goes on with the turn of the step before it."""
+        inputs = _runtime(step)
+        if self.turn >= 0 and not inputs and step.action not in self.starters:
+            if self.previous is not None:
+                self.inner.add(self.previous)
+            return
+        if self.turn >= 0 and self.previous is not None:
+            self.enders.add(self.previous)
+        if inputs:
+            self.starters.add(step.action)
+        self.turn += 1
+        self.turns[self.turn :] = [{"inputs": inputs} if inputs else NO_INPUTS]
+
+    def halts(self, *, ended: bool = True) -> dict[str, Any]:
+        """Where a fork's turns end: before an action that began a turn; after one that
+        ended a turn and never ran inside one; else, for the last turn, after as many steps
+        as the source ran (a loop the program stepped itself has no other end). The last
+        step ended its turn only if the program stopped there (``ended``), not if it raised
+        or the log ends inside the step after it: a fork of a failed run goes on past it."""
+        enders = (self.enders | {self.previous or ""}) if ended else self.enders
+        halt: dict[str, Any] = {
+            "after": sorted(enders - self.inner - {""}),
+            "before": sorted(self.starters),
+        }
+        if self.previous in self.inner:
+            halt["steps"] = self.last_seq + 1
+        return halt
+
+    def _turn_ended(self, open_step: Step | None) -> bool:
+        """Whether the last step written ended its turn: the program stopped after it, or
+        the step the log ends inside begins the next turn — not if the last step raised."""
+        if self.failed is not None:
+            return False
+        return open_step is None or bool(_runtime(open_step)) or open_step.action in self.starters
+
     def _inputs(self, step: Step, action: Action) -> dict[str, Any]:
-        """As ``recorder.step_inputs``: the turn (one per step), runtime inputs, what it read."""
+        """As ``recorder.step_inputs``: its turn, runtime inputs, what it read."""
         recorded: dict[str, Any] = {
-            "turn": step.sequence_id,
-            "inputs": {k: v for k, v in step.inputs.items() if not k.startswith("__")},
+            "turn": self.turn,
+            "inputs": _runtime(step),
             "reads": {k: self.before[k] for k in action.reads if k in self.before},
         }
         prior = {
@@ -297,12 +355,9 @@ class RunWriter:
         run = self.run
         if run is None or (not self.added and open_step is None and run.is_finished):
             return  # nothing new: an import of the same source changes nothing
-        actions = sorted(
-            {*run.halt.get("after", []), *self.source.actions, self.previous or ""} - {""}
-        )
         fields: dict[str, Any] = {
             "turns": self.turns,
-            "halt": {"after": actions, "before": []},
+            "halt": self.halts(ended=self._turn_ended(open_step)),
             "heartbeat_at": timezone.now(),
         }
         warnings = list(run.warnings)
@@ -336,6 +391,13 @@ class RunWriter:
             trajectory_sha256=trajectory_sha256(hashes) if status == Run.Status.COMPLETED else "",
             **fields,
         )
+
+
+def _runtime(step: Step) -> dict[str, Any]:
+    """The runtime inputs ``step`` received (Burr's own ``__`` inputs are not the program's),
+    credentials redacted by the capture's rules (an ``api_key`` input is never kept: a fork of
+    the run is handed ``[redacted]`` for it)."""
+    return redact_body({k: v for k, v in step.inputs.items() if not k.startswith("__")})
 
 
 def _state_after(node: Node) -> dict[str, Any]:

@@ -8,9 +8,10 @@ Attributes follow the OpenTelemetry GenAI semantic conventions on call spans
 asked for, as ``gen_ai.prompt.N.role/content`` and ``gen_ai.completion.0.role/content`` (what
 Burr's OpenTelemetry integration and openllmetry write, and what an import reads back).
 
-Never a credential: Rewind stores none (headers are never kept; the capture redacts query
-parameters, body fields and key shapes before anything is written), and every text that goes
-out here passes ``redaction.redact_text`` once more.
+Never a credential: Rewind stores none (headers are never kept; the capture redacts credentials
+by name and by shape before anything is written), and every text that goes out here passes
+``redaction.redact_text`` once more — a row written before a rule existed is cleaned on its way
+out by today's rules.
 
 Times: a step's row is written when it ends (``Node.created_at``) and records how long it
 took (``latency_ms``), so a step spans ``[created_at - latency, created_at]``, kept inside the

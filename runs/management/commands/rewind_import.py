@@ -40,6 +40,13 @@ class Command(RewindCommand):
         parser.add_argument(
             "--interval", type=float, default=1.0, help="seconds between looks with --follow"
         )
+        parser.add_argument(
+            "--max-line",
+            type=int,
+            metavar="BYTES",
+            help="the longest line of a log (or JSON file) read; a longer one is refused "
+            "(default: 64 MiB)",
+        )
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -54,7 +61,9 @@ class Command(RewindCommand):
                 app_id=options["app_id"],
             )  # fmt: skip
             return self._print(report, options["json"])
-        kwargs = {k: options[k] for k in ("pipeline", "project", "app_id")}
+        if options["max_line"] is not None and options["max_line"] < 1:
+            raise CommandError("--max-line must be at least 1 byte")
+        kwargs = {k: options[k] for k in ("pipeline", "project", "app_id", "max_line")}
         if not options["follow"]:
             return self._print(import_path(path, **kwargs), options["json"])
         if options["interval"] <= 0:

@@ -7,6 +7,8 @@
 - ``wire``           LLM wire formats (OpenAI, Anthropic, Gemini, Ollama): what a call asked,
                      what it cost, whether an answer parses
 - ``redaction``      credentials out of everything stored: query, body, paths, error messages
+- ``shapes``         what a credential looks like: detect-secrets' rules, and its entropy
+                     measure on a path's pieces
 - ``threads``        work a step hands to threads (a pool, ``MapStates``) carries its calls
 - ``branches``       which branch (thread) of a step a call is made in; its occurrences
 - ``guard``          hermetic replays: a connection the capture did not make is refused

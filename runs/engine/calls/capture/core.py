@@ -242,6 +242,7 @@ class StepCalls:
             redaction.secrets_in_headers(out.headers)
             | redaction.secrets_in(query)
             | redaction.secrets_in_body(body)
+            | redaction.secrets_in_url(out.url)
         )
         described = describe_request(out, body, fmt, query, secrets)
         kind = "llm" if fmt is not None else "tool"
@@ -610,8 +611,7 @@ def _stored_response(answer: Answer, secrets: frozenset[str]) -> dict[str, Any]:
     if text is None or "\x00" in text:  # PostgreSQL's jsonb holds no U+0000 (protobuf has it)
         encoded = base64.b64encode(answer.body).decode("ascii")
         return {"status": answer.status, "headers": headers, "base64": encoded}
-    for secret in secrets:  # an answer that quotes the request's key (an error, an echo)
-        text = text.replace(secret, redaction.REDACTED)
+    text = redaction.redact_answer(text, secrets)  # what it quotes or hands out
     return {"status": answer.status, "headers": headers, "text": text}
 
 

@@ -1,55 +1,77 @@
 """Credentials never stored: what is redacted from a captured call before anything is written,
-and from any message that quotes a URL (DESIGN.md, "Credentials are never stored").
+and from any text that quotes one — an error message, a log line, an imported span, what goes
+out to OpenTelemetry (DESIGN.md, "Credentials are never stored").
 
-Headers are never kept at all (only a response's content type is). Query parameters and JSON
-body fields whose name says "credential" have their value replaced by ``REDACTED`` — in the
-stored request, the stored tool arguments and the cache key alike, so a key that changes
-changes nothing. A few names are credentials only sometimes (``key``, ``token``, ``sig``: a
-key-value store's ``{"key": "user:42"}`` is data, and leaving it out of the cache key would
-give two different calls one answer), so their value is redacted when it looks like a secret
-(long, one word, letters and digits). A credential's value that also appears elsewhere in the
-request or in its answer (a key sent in a header and again in the path; an error message that
-quotes it) and the well-known shapes of API keys (``sk-…``, ``AIza…``, a Telegram bot token …)
-are redacted wherever they occur.
+Found by name: headers are never kept at all (only a response's content type is); a query
+parameter or a JSON body field named like a credential (``api_key``, ``access_key``, ``auth``,
+``secret``, ``password``, ``credentials``, …; ``apiKey``, ``api-key`` and ``api_key`` are one
+name) has its value replaced by ``REDACTED`` — a whole object or list under such a name too —
+in the stored request, the stored tool arguments and the cache key alike, so a key that
+changes changes nothing. A few names are credentials only sometimes (``key``, ``token``,
+``code``, ``appid``, ``sig``: a key-value store's ``{"key": "user:42"}``, ``?code=fr`` are data,
+and leaving them out of the cache key would give two different calls one answer), so their
+value is redacted when it looks like a secret (long, one word, letters and digits; or a known
+shape). A header named like a credential (``X-RapidAPI-Key``) is looked for elsewhere.
+
+Found by shape (``shapes``: detect-secrets' rules): provider key prefixes, JWTs, private keys,
+passwords in URLs, wherever they occur, and the random pieces of a URL's path (a webhook's
+token) — those by a fingerprint. A credential's value that also appears elsewhere in the
+request or in its answer (a key sent in a header and quoted by the answer) is redacted wherever
+it occurs.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote_plus, urlencode, urlsplit, urlunsplit
+
+from runs.engine.calls.capture import shapes
 
 REDACTED = "[redacted]"
 
-# Names (lowercased, '-' read as '_') whose value is a credential, in a query or a JSON body.
+
+@functools.lru_cache(maxsize=4096)
+def _words(name: str) -> tuple[str, ...]:
+    """A name's words, lowercased: ``x_api_key``, ``X-API-Key`` and ``xApiKey`` are all
+    (x, api, key)."""
+    return tuple(
+        w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+", name.strip())
+    )
+
+
+def _compact(name: str) -> str:
+    """A name as compared whole: its words run together (``apiKey``, ``api-key``, ``api_key``
+    are one name)."""
+    return "".join(_words(name))
+
+
+# Names whose value is a credential, in a query or a JSON body — the name, or its last words
+# (``x_api_key``, ``db_password``, ``aws_secret_access_key``, ``basic_auth``; not
+# ``valid_token``): compared with the words run together …
 CREDENTIAL_NAMES = frozenset(
-    {
-        "api_key",
-        "apikey",
-        "x_api_key",
-        "api_token",
-        "access_token",
-        "refresh_token",
-        "id_token",
-        "auth_token",
-        "bearer",
-        "secret",
-        "client_secret",
-        "password",
-        "passwd",
-        "private_key",
-        "authorization",
-        "x_goog_api_key",
-        "subscription_key",
-    }
-)
+    _compact(n)
+    for n in (
+        "api_key", "access_key", "secret_key", "private_key", "signing_key", "subscription_key",
+        "auth", "secret", "client_secret", "password", "passwd", "credentials", "credential",
+        "authorization", "access_token", "refresh_token", "id_token", "auth_token", "api_token",
+        "session_token", "security_token",
+    )
+)  # fmt: skip
+# … and names that are one only whole (a ``boarding_pass`` is no password).
+WHOLE_CREDENTIAL_NAMES = frozenset({"pass", "pwd", "bearer"})
 # Names that are credentials when their value looks like one (see the module docstring).
-SOMETIMES_CREDENTIAL_NAMES = frozenset({"key", "token", "signature", "sig"})
+SOMETIMES_CREDENTIAL_NAMES = frozenset(
+    _compact(n) for n in ("key", "token", "code", "appid", "signature", "sig")
+)
 _SECRET_LOOKING = re.compile(r"^(?=.*[0-9])(?=.*[A-Za-z])[A-Za-z0-9_\-.~+/=:]{16,}$")
 # Header names whose value is a credential (headers are not stored; their values are looked
-# for elsewhere in the request).
+# for elsewhere in the request and its answer). Any other header named like a credential
+# (``X-RapidAPI-Key``, ``X-Auth-Token``) is one too: ``is_credential_header``.
 CREDENTIAL_HEADERS = frozenset(
     {
         "authorization",
@@ -63,7 +85,7 @@ CREDENTIAL_HEADERS = frozenset(
         "ocp-apim-subscription-key",
     }
 )
-# The shapes of common API keys, wherever they appear (a path, an error message).
+# The shapes of API keys detect-secrets does not know (its ``shapes`` are used besides).
 KEY_SHAPES = re.compile(
     r"(?:sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"  # OpenAI, Anthropic
     r"|AIza[0-9A-Za-z_\-]{30,}"  # Google
@@ -72,49 +94,108 @@ KEY_SHAPES = re.compile(
     r"|tvly-[A-Za-z0-9_\-]{16,}"  # Tavily
     r"|bot\d{6,}:[A-Za-z0-9_\-]{30,})"  # Telegram
 )
-MIN_SECRET = 8  # a shorter header value is not searched for elsewhere (it would match words)
+MIN_SECRET = 8  # a shorter value is not searched for elsewhere (it would match words)
+
+
+@functools.lru_cache(maxsize=4096)
+def credential_name(name: str) -> bool:
+    """Whether ``name`` always names a credential, whatever its value."""
+    words = _words(name)
+    if "".join(words) in WHOLE_CREDENTIAL_NAMES:
+        return True
+    return any("".join(words[i:]) in CREDENTIAL_NAMES for i in range(len(words)))
+
+
+def looks_secret(value: Any) -> bool:
+    """Whether a value named ``key``, ``token`` … is a secret: one long word of letters and
+    digits, or a known shape."""
+    return isinstance(value, str) and (
+        _SECRET_LOOKING.match(value) is not None or shapes.looks_secret(value)
+    )
 
 
 def is_credential(name: str, value: Any) -> bool:
     """Whether a query parameter or body field ``name`` = ``value`` holds a credential."""
-    if value in (None, ""):
+    if value in (None, "") or isinstance(value, bool):
         return False
-    name = name.strip().lower().replace("-", "_")
-    if name in CREDENTIAL_NAMES:
+    if credential_name(name):
         return True
-    return (
-        name in SOMETIMES_CREDENTIAL_NAMES
-        and isinstance(value, str)
-        and _SECRET_LOOKING.match(value) is not None
-    )
+    return _compact(name) in SOMETIMES_CREDENTIAL_NAMES and looks_secret(value)
+
+
+def is_credential_header(name: str, value: str) -> bool:
+    """Whether a header carries a credential: a known one, or one named like a credential
+    (``X-RapidAPI-Key``: its last word is ``key``, and its value looks like a secret)."""
+    if name.strip().lower() in CREDENTIAL_HEADERS:
+        return True
+    words = _words(name)
+    return any(is_credential("_".join(words[i:]), value) for i in range(len(words)))
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, str | int | float) and not isinstance(value, bool):
+        yield str(value)
 
 
 def secrets_in(pairs: Iterable[tuple[str, Any]]) -> set[str]:
-    """The credential values among (name, value) pairs: a query, a body's fields."""
-    return {str(v) for k, v in pairs if is_credential(str(k), v) and len(str(v)) >= MIN_SECRET}
+    """The credential values among (name, value) pairs — a query, a body's fields — and the
+    secrets of known shapes in any of them."""
+    found: set[str] = set()
+    for name, value in pairs:
+        if is_credential(str(name), value):
+            found.update(s for s in _strings(value) if len(s) >= MIN_SECRET)
+        elif isinstance(value, str):
+            found.update(shapes_in(value))
+    return found
+
+
+def shapes_in(text: str) -> set[str]:
+    """The secrets of known shapes in ``text`` (not a path's random pieces: those are guesses,
+    fingerprinted where they stand, never searched for elsewhere)."""
+    return {*shapes.found(text), *KEY_SHAPES.findall(text)}
 
 
 def secrets_in_body(value: Any) -> set[str]:
+    """Every credential a JSON body carries: named fields' values (every string of an object
+    under such a name), and secrets of known shapes in its strings."""
     found: set[str] = set()
 
     def walk(item: Any) -> None:
         if isinstance(item, Mapping):
-            found.update(secrets_in((k, v) for k, v in item.items() if isinstance(v, str)))
-            for v in item.values():
-                walk(v)
+            for k, v in item.items():
+                if _named_secret(str(k), v):
+                    found.update(s for s in _strings(v) if len(s) >= MIN_SECRET)
+                else:
+                    walk(v)
         elif isinstance(item, list):
             for v in item:
                 walk(v)
+        elif isinstance(item, str):
+            found.update(shapes_in(item))
 
     walk(value)
     return found
+
+
+def _named_secret(name: str, value: Any) -> bool:
+    """A field whose whole value is redacted: a credential's scalar, or any object or list
+    under a name that is always a credential's."""
+    if isinstance(value, Mapping | list):
+        return bool(value) and credential_name(name)
+    return is_credential(name, value) and _scalar(value)
 
 
 def secrets_in_headers(headers: Iterable[tuple[str, str]]) -> set[str]:
     """The credential values a request carries in its headers (``Bearer x`` gives ``x``)."""
     found: set[str] = set()
     for name, value in headers:
-        if name.lower() not in CREDENTIAL_HEADERS or not value:
+        if not value or not is_credential_header(name, value):
             continue
         token = value.split(None, 1)[-1] if " " in value else value
         for candidate in (value, token):
@@ -123,25 +204,85 @@ def secrets_in_headers(headers: Iterable[tuple[str, str]]) -> set[str]:
     return found
 
 
+def secrets_in_url(url: str) -> set[str]:
+    """The credentials a URL carries outside its query, to look for in its answer and errors:
+    a password in its authority, secrets of known shapes and the random pieces of its path."""
+    parts = urlsplit(url)
+    found = shapes.random_path_pieces(parts.path) | shapes_in(parts.path)
+    if parts.password and len(parts.password) >= MIN_SECRET:
+        found.add(parts.password)
+    return found
+
+
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with every known secret, every key-shaped token and every credential query
-    parameter of a URL in it replaced (an error message quoting a URL, a path)."""
-    for secret in sorted(set(secrets), key=len, reverse=True):
+    """``text`` with every known secret, every secret of a known shape, every credential query
+    parameter of a URL and every random piece of a path in it replaced (an error message
+    quoting a URL, a path, a span's attribute)."""
+    if len(text) >= shapes.MIN_TEXT:
+        text = _by_rules(text) if len(text) <= shapes.CACHED_TEXT else _by_rules.__wrapped__(text)
+    # The call's known secrets after the rules: a path's random piece is fingerprinted where
+    # it stands even when the secrets hold it (the same token is a plain [redacted] elsewhere).
+    return _redact_known(text, secrets)
+
+
+@functools.lru_cache(maxsize=shapes.CACHED_TEXTS)
+def _by_rules(text: str) -> str:
+    """``text`` with what the rules find redacted, whatever call it belongs to (cached: a
+    conversation sends its earlier messages again with every call)."""
+    text = KEY_SHAPES.sub(REDACTED, shapes.redact_shapes(text, REDACTED))
+    return _CREDENTIAL_PARAM.sub(_param, shapes.redact_random_path_pieces(text))
+
+
+def _redact_known(text: str, secrets: Iterable[str]) -> str:
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
         text = text.replace(secret, REDACTED)
         quoted = quote(secret, safe="")
         if quoted != secret:
             text = text.replace(quoted, REDACTED)
-    text = KEY_SHAPES.sub(REDACTED, text)
-    return _CREDENTIAL_PARAM.sub(lambda m: m.group(1) + REDACTED, text)
+    return text
 
 
-# name=value in a query string, where name is a credential name.
-_CREDENTIAL_PARAM = re.compile(
-    r"([?&;](?:"
-    + "|".join(sorted((n.replace("_", "[_-]") for n in CREDENTIAL_NAMES), key=len, reverse=True))
-    + r")=)[^&#\s'\"]*",
-    re.IGNORECASE,
-)
+def redact_answer(text: str, secrets: Iterable[str] = ()) -> str:
+    """An answer's body as stored: the request's secrets, the secrets of known shapes and — in a
+    JSON answer — the values of fields named like credentials (a token an endpoint hands out)
+    replaced; nothing else changes, byte for byte (no path's piece is guessed at: an answer's
+    URLs are the app's data)."""
+    found = set(secrets)
+    try:
+        document = json.loads(text)
+    except ValueError:
+        document = None
+    if isinstance(document, dict | list):
+        found |= {
+            s for k, v in _named_fields(document) for s in _strings(v) if len(s) >= MIN_SECRET
+        }
+    text = KEY_SHAPES.sub(REDACTED, shapes.redact_shapes(_redact_known(text, found), REDACTED))
+    return _CREDENTIAL_PARAM.sub(_param, text)
+
+
+def _named_fields(value: Any) -> Iterable[tuple[str, Any]]:
+    """An answer's credential fields, at any depth: scalars only (an answer's ``auth`` object
+    also holds its scopes and types; the credentials in it are named, or have a shape)."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if _scalar(v) and is_credential(str(k), v):
+                yield str(k), v
+            else:
+                yield from _named_fields(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _named_fields(v)
+
+
+# name=value in a query string (after ?, & or ;): redacted when the name is a credential's.
+_CREDENTIAL_PARAM = re.compile(r"([?&;])([A-Za-z0-9_.\-\[\]]+)=([^&#\s'\"<>]*)")
+
+
+def _param(match: re.Match[str]) -> str:
+    mark, name, value = match.groups()
+    if value and value != REDACTED and is_credential(name, unquote_plus(value)):
+        return f"{mark}{name}={REDACTED}"
+    return match.group(0)
 
 
 def redact_query(
@@ -155,16 +296,13 @@ def redact_query(
 
 
 def redact_body(value: Any, secrets: Iterable[str] = ()) -> Any:
-    """A JSON value with every credential-named field's value replaced and every known
-    secret removed from its strings."""
+    """A JSON value with every credential-named field's value (an object or a list under an
+    always-credential name, whole) replaced and every secret removed from its strings."""
     secrets = tuple(secrets)
 
     def walk(item: Any) -> Any:
         if isinstance(item, Mapping):
-            return {
-                k: (REDACTED if is_credential(str(k), v) and _scalar(v) else walk(v))
-                for k, v in item.items()
-            }
+            return {k: (REDACTED if _named_secret(str(k), v) else walk(v)) for k, v in item.items()}
         if isinstance(item, list):
             return [walk(v) for v in item]
         if isinstance(item, str):
@@ -179,8 +317,8 @@ def _scalar(value: Any) -> bool:
 
 
 def redact_url(url: str, secrets: Iterable[str] = ()) -> str:
-    """A URL with credential query parameters, known secrets and key shapes replaced; no
-    user:password in its authority."""
+    """A URL with credential query parameters, known secrets, secrets of known shapes and
+    random path pieces replaced; no user:password in its authority."""
     parts = urlsplit(url)
     netloc = parts.netloc.rpartition("@")[2]
     query = urlencode(redact_query(parse_qsl(parts.query, keep_blank_values=True), secrets))
@@ -212,7 +350,9 @@ _FILTER = RedactingFilter()
 
 
 def redact_library_logs() -> None:
-    """Put the filter on the HTTP libraries' loggers (once; idempotent)."""
+    """Put the filter on the HTTP libraries' loggers (once; idempotent), and load the secret
+    scanner's rules now rather than in a step's first call."""
+    shapes.warm()
     for name in URL_LOGGERS:
         logger = logging.getLogger(name)
         if _FILTER not in logger.filters:

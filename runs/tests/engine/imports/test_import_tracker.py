@@ -19,6 +19,7 @@ from django.core.management import CommandError, call_command
 
 from runs.engine.errors import InputError
 from runs.engine.imports.service import import_path
+from runs.engine.imports.tracker import leads_out
 from runs.engine.imports.writing import NO_CALLS
 from runs.lib.hashing import FRAMEWORK_PREFIX
 from runs.models import BurrState, Edge, Node, Run
@@ -227,7 +228,11 @@ def test_nothing_is_followed_out_of_the_path(db, tmp_path):
     root = _copy(tmp_path, "demo_counter", "count-to-10")
     (root / "demo_counter" / "escape").symlink_to(outside / "demo_counter" / "count-to-1")
     report = import_path(root)
-    assert report.errors == [] and len(report.imported) == 1
+    # Not followed, and said (issue 34: the same message for a file or a directory).
+    assert [(e.file, e.error) for e in report.errors] == [
+        (str(root.resolve() / "demo_counter" / "escape"), leads_out(root.resolve()))
+    ]
+    assert len(report.imported) == 1
     assert Run.objects.get().imported_from["app_id"] == "count-to-10"
 
 

@@ -1,0 +1,212 @@
+"""What a credential looks like, whatever it is called: the rules of detect-secrets, Yelp's
+maintained secret scanner, rather than a list of ours (DESIGN.md, "Credentials are never
+stored"). ``redaction`` uses them on every text it cleans.
+
+- Its regex plugins — provider key prefixes and formats (AWS, Azure storage, GitHub, GitLab,
+  Slack, Stripe, SendGrid, Twilio, Mailchimp, npm, PyPI, Discord, Telegram, OpenAI, Square),
+  JWTs, passwords in a URL, private keys — every one it ships, so a release that knows a new
+  provider is used as it is, except those listed in ``NOT_USED`` (why: beside each).
+- Its high-entropy checks (base64 above 4.5 bits a character, hex above 3.0, an all-digit
+  number discounted, with its own filters for sequences and UUIDs), on the pieces of a URL's
+  path only — a token in a webhook's path —, never on every word of a text. What entropy finds
+  is a guess (a document's id is as random as a token), so it is replaced by a fingerprint,
+  ``[redacted:<12 hex digits of its sha256>]``: two different ones never share a cache key or an
+  answer, and nothing that random can be read back from 48 bits of its hash.
+
+The plugins are only asked to match text, never to ``verify`` a match (that would send it to
+its provider). detect-secrets is imported on first use (``warm``): its logging module turns
+``logging.captureWarnings`` on as it is imported, which is turned back off here.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import math
+import re
+import warnings
+from typing import Any
+
+# detect-secrets' regex plugins not used, by class name.
+NOT_USED = {
+    "IPPublicDetector": "an address is no credential, and prompts are full of them",
+    "ArtifactoryDetector": "its password rule (AP, a hex digit, 8 letters) matches words",
+    # Written for source files (a keyword, then an assignment): nothing a call sends looks so,
+    # and together they would take 6 times as long as every other rule.
+    "CloudantDetector": "keyword context for source files",
+    "IbmCloudIamDetector": "keyword context for source files",
+    "IbmCosHmacDetector": "keyword context for source files",
+    "SoftlayerDetector": "keyword context for source files",
+}
+FINGERPRINT = "[redacted:{}]"
+_FINGERPRINTED = re.compile(r"\[redacted(?::[0-9a-f]{12})?\]")
+# What follows a match and still belongs to its token (a JWT's signature after its payload).
+_TAIL = re.compile(r"[A-Za-z0-9_\-.+=]*")
+# A private key's whole block, when a plugin recognised its first line.
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|\Z)"
+    r"|PuTTY-User-Key-File-\d.*\Z",
+    re.DOTALL,
+)
+# A path in a text: a URL's (after its host), or one standing on its own ("/api/x" after a
+# space, a quote, "=" …). Not "a/b" inside a word, nor a base64 blob's slashes.
+_PATH = re.compile(
+    r"""(?:(?<=[\s"'(<\[=,])|^)(?:[A-Za-z][A-Za-z0-9+.\-]*://[^\s/"'<>?#]*)?/[^\s"'<>?#]*"""
+)
+_PIECE = re.compile(r"\[redacted(?::[0-9a-f]{12})?\]|[A-Za-z0-9+_\-=]+")
+MIN_TEXT = 8  # a shorter text holds no shape worth a scan
+# Texts up to this long keep what was found in them (a conversation sends its earlier messages
+# again with every call): at most CACHED_TEXTS of them, a few megabytes.
+CACHED_TEXT = 16384
+CACHED_TEXTS = 1024
+
+
+class _Scanner:
+    """detect-secrets' plugins and entropy checks, loaded once."""
+
+    def __init__(self) -> None:
+        before = warnings.showwarning
+        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+        from detect_secrets.filters.heuristic import is_potential_uuid, is_sequential_string
+        from detect_secrets.plugins.base import RegexBasedDetector
+        from detect_secrets.plugins.high_entropy_strings import (
+            Base64HighEntropyString,
+            HexHighEntropyString,
+        )
+
+        if warnings.showwarning is not before:  # its logger turned warnings into log records
+            logging.captureWarnings(False)
+        self.plugins = [
+            plugin()
+            for plugin in get_mapping_from_secret_type_to_class().values()
+            if issubclass(plugin, RegexBasedDetector) and plugin.__name__ not in NOT_USED
+        ]
+        self.entropy = [HexHighEntropyString(), Base64HighEntropyString()]
+        self.charsets = [frozenset(check.charset) for check in self.entropy]
+        self.ordinary = (is_sequential_string, is_potential_uuid)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where the plugins' rules find a secret in ``text``: a rule's last group when it has
+        one (a URL's password, not the URL), with the rest of its token (a JWT's signature, a
+        GitLab token after its prefix), a private key's whole block; overlaps merged."""
+        found: list[tuple[int, int]] = []
+        for plugin in self.plugins:
+            valid = getattr(plugin, "is_formally_valid", None)  # the JWT plugin's own check
+            for rule in plugin.denylist:
+                for match in rule.finditer(text):
+                    if valid is not None and not valid(match.group(0)):
+                        continue
+                    groups = [g for g in range(1, rule.groups + 1) if match.group(g)]
+                    found.append(_whole(text, *match.span(groups[-1] if groups else 0)))
+        merged: list[tuple[int, int]] = []
+        for start, end in sorted(found):
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+            else:
+                merged.append((start, end))
+        return merged
+
+    def random(self, piece: str) -> bool:
+        """Whether a path's piece is random enough to be a token, by the scanner's measure."""
+        letters = set(piece)
+        # n different characters hold at most log2(n) bits each: most pieces ("v1", "users")
+        # cannot pass either check, and are not measured.
+        possible = [
+            check
+            for check, charset in zip(self.entropy, self.charsets, strict=True)
+            if math.log2(len(letters)) > check.entropy_limit and letters <= charset
+        ]
+        if not possible or any(ordinary(piece) for ordinary in self.ordinary):
+            return False
+        return any(
+            check.calculate_shannon_entropy(piece) > check.entropy_limit for check in possible
+        )
+
+
+@functools.cache
+def scanner() -> _Scanner:
+    return _Scanner()
+
+
+def warm() -> None:
+    """Load the scanner now (at install), not in a step's first call."""
+    scanner()
+
+
+def _whole(text: str, start: int, end: int) -> tuple[int, int]:
+    if "PRIVATE KEY" in text[start:end] or text.startswith("PuTTY-User-Key-File", start):
+        block = _PRIVATE_KEY.search(text, max(0, start - 16))
+        if block is not None and block.start() <= start:
+            return block.start(), max(end, block.end())
+    return start, _TAIL.match(text, end).end()
+
+
+@functools.lru_cache(maxsize=CACHED_TEXTS)
+def _spans_cached(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple(scanner().spans(text))
+
+
+def _spans(text: str) -> tuple[tuple[int, int], ...]:
+    if len(text) < MIN_TEXT:
+        return ()
+    if len(text) <= CACHED_TEXT:
+        return _spans_cached(text)
+    return tuple(scanner().spans(text))
+
+
+def found(text: str) -> tuple[str, ...]:
+    """The secrets of known shapes in ``text`` long enough to be looked for elsewhere (a short
+    password is redacted in its URL only), longest first."""
+    hits = {text[start:end] for start, end in _spans(text) if end - start >= MIN_TEXT}
+    return tuple(sorted(hits, key=len, reverse=True))
+
+
+def looks_secret(value: Any) -> bool:
+    """Whether a value holds a secret of a known shape."""
+    return isinstance(value, str) and bool(_spans(value))
+
+
+def redact_shapes(text: str, replacement: str) -> str:
+    """``text`` with every secret of a known shape replaced, where it stands."""
+    for start, end in reversed(_spans(text)):
+        text = text[:start] + replacement + text[end:]
+    return text
+
+
+def fingerprint(piece: str) -> str:
+    return FINGERPRINT.format(hashlib.sha256(piece.encode("utf-8")).hexdigest()[:12])
+
+
+def _paths(text: str) -> list[tuple[int, int]]:
+    """Where the paths in ``text`` are (a URL's path without its scheme and host)."""
+    found_paths = []
+    for match in _PATH.finditer(text) if "/" in text else ():
+        start, end = match.span()
+        scheme = text.find("://", start, end)
+        if scheme >= 0:
+            start = text.find("/", scheme + 3, end)
+            if start < 0:
+                continue
+        found_paths.append((start, end))
+    return found_paths
+
+
+def _random(piece: str) -> bool:
+    return not _FINGERPRINTED.fullmatch(piece) and scanner().random(piece)
+
+
+def redact_random_path_pieces(text: str) -> str:
+    """``text`` with every random piece of a path in it (a URL's, or a path's standing on its
+    own) replaced by its fingerprint; a URL's scheme and host are left as they are."""
+    out, at = [], 0
+    for start, end in _paths(text):
+        path = _PIECE.sub(lambda m: fingerprint(m[0]) if _random(m[0]) else m[0], text[start:end])
+        out += [text[at:start], path]
+        at = end
+    return "".join(out) + text[at:] if out else text
+
+
+def random_path_pieces(text: str) -> set[str]:
+    """The pieces of the paths in ``text`` that ``redact_random_path_pieces`` replaces."""
+    return {p for start, end in _paths(text) for p in _PIECE.findall(text[start:end]) if _random(p)}
