@@ -205,7 +205,9 @@ class Run(models.Model):
     # {"node", "field", "value"} or None for an unchanged replay / a fresh run.
     override = models.JSONField(null=True, blank=True)
     # Burr apps: the runtime inputs of each turn ([{"inputs": {...}}, …]; one turn runs until a
-    # halt) and the halts ({"after": [...], "before": [...]}) — as app.run(inputs=, halt_after=).
+    # halt) and the halts ({"after": [...], "before": [...]}) — as app.run(inputs=, halt_after=);
+    # an imported run whose last turn no halt ends (a loop its program stepped) also has
+    # "steps": its forks stop after as many steps as it ran.
     turns = models.JSONField(default=list, blank=True)
     halt = models.JSONField(default=dict, blank=True)
     mode = models.CharField(max_length=5, choices=Mode.choices, default=Mode.CACHE)
