@@ -6,6 +6,8 @@
                      the slot a step's task holds
 - ``wire``           LLM wire formats (OpenAI, Anthropic, Gemini, Ollama): what a call asked,
                      what it cost, whether an answer parses
+- ``commands``       what a process start is to the capture: argv or shell line, stdin, the
+                     files it names (keyed), exit code, stdout and stderr (its answer)
 - ``redaction``      credentials out of everything stored: query, body, paths, error messages
 - ``shapes``         what a credential looks like: detect-secrets' rules, and its entropy
                      measure on a path's pieces
@@ -13,6 +15,9 @@
 - ``branches``       which branch (thread) of a step a call is made in; its occurrences
 - ``guard``          hermetic replays: a connection the capture did not make is refused
                      (or, in a live step, written down as a warning)
+- ``processes``      process starts no adapter can capture (``os.fork``, ``os.spawn*``,
+                     ``os.exec*``, ``posix_spawn``, ``multiprocessing``, a process used while
+                     it runs): refused on a guarded step, noted on a live one
 - ``misses``         a replayed call with no entry: the nearest recorded call, what differs
 - ``backoff``        a replayed failed attempt: the client's next sleep (its backoff) returns
                      at once
@@ -26,6 +31,9 @@
 - ``mcp_adapter``    ``mcp``: each JSON-RPC request a ``ClientSession`` sends, by method and
                      params; its transport (a stdio server, Streamable HTTP) not started on a
                      guarded step
+- ``subprocess_adapter`` ``subprocess`` (``Popen.__init__``: ``run``, ``check_output``,
+                     ``os.popen``, …), ``os.system``, asyncio's ``create_subprocess_*``
+                     (``async_processes``): no process started on a replay
 - ``urllib3_adapter`` ``urllib3`` and so ``requests``: ``HTTPConnectionPool.urlopen``
 
 An adapter only translates its library's request into the core's and the core's answer back
@@ -44,7 +52,9 @@ from runs.engine.calls.capture import (
     httpclient_adapter,
     httpx_adapter,
     mcp_adapter,
+    processes,
     redaction,
+    subprocess_adapter,
     threads,
     urllib3_adapter,
 )
@@ -86,3 +96,5 @@ def install() -> None:
     httpclient_adapter.install()
     grpc_adapter.install()
     mcp_adapter.install()
+    subprocess_adapter.install()
+    processes.install()
