@@ -5,6 +5,10 @@ showing its error inline, removing it; the runs list's outcome chips. Screenshot
 
 from __future__ import annotations
 
+import json
+import sqlite3
+from datetime import UTC, datetime
+
 import pytest
 from playwright.sync_api import expect
 
@@ -14,6 +18,7 @@ from runs.tests.helpers.browser_pages import (
     assert_same_document,
     finished_run,
     mark_page,
+    no_sideways_scroll,
 )
 
 pytestmark = pytest.mark.browser
@@ -71,3 +76,43 @@ def test_outcomes_are_shown_added_refused_and_removed_on_the_run_page(
         0, timeout=UI_TIMEOUT_MS
     )
     expect(page.locator('#run-outcomes tr[data-outcome="best_group"]')).to_have_count(1)
+
+
+def test_a_check_that_cannot_be_evaluated_marks_its_outcome_error_never_the_page(
+    page, rewind_server, screenshot_dir
+):
+    """Issue 34, item 1: a recursive JSON schema (``{"$ref": "#"}``) stored before checks were
+    validated when declared — the row is written straight into the server's database — marks
+    that outcome ``error`` on the run page and in the runs list; both pages load, and the
+    Remove button takes it away."""
+    run = finished_run(page)
+    with sqlite3.connect(rewind_server.database) as db:
+        db.execute(
+            "INSERT INTO runs_outcome (pipeline, name, path, check_kind, check_argument, "
+            "created_at) VALUES ('research', 'looping', 'analyse.best_group', 'json_schema', "
+            "?, ?)",
+            (json.dumps({"$ref": "#"}), datetime.now(UTC).isoformat()),
+        )
+    try:
+        page.goto(f"/runs/{run}/")
+        row = page.locator('#run-outcomes tr[data-outcome="looping"]')
+        expect(row.locator(".badge.outcome-error")).to_have_text("error", timeout=UI_TIMEOUT_MS)
+        declared = page.locator('#run-outcomes tr[data-outcome="best_group"]')
+        expect(declared.locator(".badge.outcome-pass")).to_have_text("pass")
+        no_sideways_scroll(page)
+        shoot(page, screenshot_dir, "run-outcome-error")
+
+        page.goto("/runs/")
+        chip = page.locator(f'tr:has(a[href="/runs/{run}/"]) td.outcomes .outcome-error')
+        expect(chip).to_contain_text("looping", timeout=UI_TIMEOUT_MS)
+        shoot(page, screenshot_dir, "runs-list-outcome-error")
+        assert page.request.get(f"/api/runs/{run}").status == 200
+
+        page.goto(f"/runs/{run}/")
+        page.get_by_role("button", name="remove the outcome looping of research").click()
+        expect(page.locator('#run-outcomes tr[data-outcome="looping"]')).to_have_count(
+            0, timeout=UI_TIMEOUT_MS
+        )
+    finally:
+        with sqlite3.connect(rewind_server.database) as db:
+            db.execute("DELETE FROM runs_outcome WHERE name = 'looping'")

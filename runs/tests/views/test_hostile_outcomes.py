@@ -1,7 +1,7 @@
 """No outcome a user types can take a pipeline's pages down (issue 34, item 1): a JSON schema
 that refers to itself without end (``{"$ref": "#"}``) or to nothing is refused when declared,
-naming the problem; one already stored (added before the check existed) no longer reaches the
-pages; and a check that fails to evaluate marks its outcome ``error``, never the page."""
+naming the problem; one already stored (added before the check existed) is shown marked
+``error`` with the reason, never evaluated, and can be removed; and a check that fails to evaluate marks its outcome ``error``, never the page."""
 
 from __future__ import annotations
 
@@ -78,7 +78,15 @@ def test_a_hostile_row_stored_before_the_check_leaves_every_page_working(
         assert signed_in.get(url).status_code == 200, url
     out = io.StringIO()
     call_command("rewind_show", str(research_run.pk), "--json", stdout=out)
-    assert json.loads(out.getvalue())["run"] == research_run.pk
+    shown = json.loads(out.getvalue())
+    assert shown["run"] == research_run.pk
+    # Shown, marked error with the reason, never evaluated — and removable from the page.
+    (hostile,) = [o for o in shown["outcomes"] if o["name"] == "hostile"]
+    assert hostile["error"] is True and hostile["pass"] is None
+    assert "the check is refused: outcome 'hostile': json_schema refers to itself" in hostile["why"]
+    page = signed_in.get(f"/runs/{research_run.pk}/").content.decode()
+    assert 'data-outcome="hostile"' in page and "outcome-error" in page
+    assert "remove the outcome hostile of research" in page
 
 
 def test_a_check_that_fails_to_evaluate_marks_its_outcome_error(research_run):

@@ -178,6 +178,18 @@ class Check:
         return (True, "") if error is None else (False, f"schema: {error.message}")
 
 
+@dataclass(frozen=True)
+class RefusedCheck(Check):
+    """A stored check the parser refuses now — a dashboard row older than the rule that refuses
+    it (a recursive schema): its outcome is shown, marked ``error`` with ``reason``, and can be
+    removed; it is never evaluated."""
+
+    reason: str = ""
+
+    def judge(self, value: Any) -> tuple[bool, str]:
+        raise OutcomeError(self.reason)
+
+
 def _bounds(argument: Any) -> list[float | int | None]:
     if not isinstance(argument, list | tuple) or len(argument) != 2:
         raise OutcomeError("between takes [low, high] (null for an open side)")

@@ -20,7 +20,7 @@ from typing import Any
 from django.db.models import Case, F, OuterRef, Q, Subquery, Value, When
 
 from runs.engine.analysis.leaves import MISSING, leaf_at
-from runs.engine.analysis.outcomes.checks import Check
+from runs.engine.analysis.outcomes.checks import Check, RefusedCheck
 from runs.engine.analysis.outcomes.declared import (
     DASHBOARD,
     Outcome,
@@ -93,6 +93,16 @@ def row_outcome(row: OutcomeRow) -> Outcome:
     return Outcome(outcome.name, outcome.path, outcome.check, DASHBOARD, row.pk)
 
 
+def refused_row_outcome(row: OutcomeRow, reason: str) -> Outcome | None:
+    """A dashboard row whose check the parser refuses now, as an outcome whose check marks it
+    ``error`` (``RefusedCheck``); None when its name or path is refused too (not shown)."""
+    try:
+        check = RefusedCheck(row.check_kind, row.check_argument, reason=reason)
+        return Outcome(row.name, row.path, check, DASHBOARD, row.pk)
+    except OutcomeError:
+        return None
+
+
 def outcomes_by_pipeline(pipelines: Iterable[str]) -> dict[str, tuple[Outcome, ...]]:
     """Every outcome of each pipeline: declared (code, then ``REWIND_OUTCOMES``) and added on
     the dashboard, a declared name shadowing a row of the same name. One query."""
@@ -101,8 +111,11 @@ def outcomes_by_pipeline(pipelines: Iterable[str]) -> dict[str, tuple[Outcome, .
     for row in OutcomeRow.objects.filter(pipeline__in=names).order_by("created_at", "id"):
         try:
             outcome = row_outcome(row)
-        except OutcomeError:
-            continue  # refused when it was added; an older row the parser no longer takes
+        except OutcomeError as exc:
+            # A row older than the rule that refuses it: shown, marked error, removable.
+            outcome = refused_row_outcome(row, str(exc))
+            if outcome is None:
+                continue
         found[row.pipeline].setdefault(outcome.name, outcome)
     return {name: tuple(by_name.values()) for name, by_name in found.items()}
 
@@ -172,6 +185,9 @@ def read(
                 return OutcomeValue(outcome, value, None)
             try:
                 passed, failed = outcome.check.judge(value)
+            except OutcomeError as exc:  # a stored check refused now (``RefusedCheck``)
+                why = f"the check is refused: {exc}"
+                return OutcomeValue(outcome, value, None, error=True, why=why)
             except Exception as exc:  # noqa: BLE001 — a check marks its outcome, never the page
                 why = f"the check could not be evaluated ({type(exc).__name__})"
                 return OutcomeValue(outcome, value, None, error=True, why=why)
