@@ -261,7 +261,10 @@ def test_ctrl_c_withdraws_what_no_worker_took_and_lets_the_ones_in_hand_finish(p
     done = int(finished.group(1))
     # The first result (or two, read at once), and what the two workers held when Ctrl-C came.
     assert 1 <= done <= 4
-    assert message == f"0 of {done} replay(s) not identical (diverged, failed or not hermetic); interrupted"
+    assert (
+        message
+        == f"0 of {done} replay(s) not identical (diverged, failed or not hermetic); interrupted"
+    )
     made = Run.objects.filter(parent__in=sources)
     assert Run.objects.count() == before + 6  # every replay row was made before the batch
     statuses = sorted(made.values_list("status", flat=True))

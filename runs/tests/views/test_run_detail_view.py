@@ -146,7 +146,10 @@ def test_a_model_substitution_is_flagged(signed_in, run_row, node_row):
 
     assert text.count("⚠ model") == 1
     assert "⚠ model gpt-4o-mini-2024" in text
-    assert 'title="requested gpt-4o, answered by gpt-4o-mini-2024"' in text
+    assert (
+        'title="the provider substituted the model: answered by gpt-4o-mini-2024, not gpt-4o"'
+        in text
+    )
 
 
 MALICIOUS = """# Report
