@@ -289,6 +289,10 @@ REWIND_MAX_STEPS = env_int("REWIND_MAX_STEPS", 1000, minimum=1, maximum=1_000_00
 # Replays are hermetic: a connection the capture did not answer is refused while a step is
 # answered from the cache. True lets every replay reach the network (as --allow-network does).
 REWIND_ALLOW_NETWORK = env_bool("REWIND_ALLOW_NETWORK", False)
+# What a Burr step's code reads from the clock and randomness (datetime.now, uuid4, random, secrets,
+# os.urandom) is recorded by line and given back to its replays (runs.engine.calls.capture.values).
+# False: neither recorded nor replayed — such a step is named non-deterministic when it differs.
+REWIND_REPLAY_VALUES = env_bool("REWIND_REPLAY_VALUES", True)
 # Live-update streams (server-sent events) open at once, per user and in all (runs.live.slots): a
 # stream over either is refused with 429 and its page polls instead. Each open stream reads the
 # run's marker ten times a second (SQLite) or holds a database connection (PostgreSQL). Four

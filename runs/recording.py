@@ -23,12 +23,23 @@ every ``run``/``step``/``iterate`` call returns once its steps are committed, al
 raised, and the rest is written at exit, on Ctrl-C and on SIGTERM. A ``kill -9`` loses the
 steps of the call in progress not yet written (at most 64). ``rewind_hooks("chatbot",
 sync=True)`` commits every step before the next one begins instead (slower).
+
+What a step's code reads from the clock and from randomness (``datetime.now()``, ``uuid4()``,
+``random``, ``secrets``) is recorded by the line that read it, and a replay gives each line the
+same values. A value that must be fresh on every replay is read inside ``live_values()``:
+
+    with live_values():
+        nonce = secrets.token_hex(16)
 """
 
 from __future__ import annotations
 
 import os
 from typing import Any
+
+from runs.lib.live import live_values
+
+__all__ = ["live_values", "rewind_hooks"]
 
 
 def rewind_hooks(pipeline: str, *, sync: bool = False) -> list[Any]:

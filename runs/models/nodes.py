@@ -89,6 +89,15 @@ class Node(StoresBlobs):
     # The spans and attributes Burr's tracer logged inside the step (imported runs):
     # [{"id", "parent", "name", "start", "end", "attributes": {...}}], in the order begun.
     spans = models.JSONField(default=list, blank=True)
+    # A hash of the action's source as Burr holds it (runs.engine.apps.versions; "" unknown), and
+    # whether it differs from the source step's this step re-executed: then a different output
+    # is the edit ("code changed"), never called non-deterministic.
+    code_version = models.CharField(max_length=64, blank=True)
+    code_changed = models.BooleanField(default=False)
+    # What the step's code read from the clock and randomness (runs.engine.calls.capture.values):
+    # {"reads": {"thread|what|module:line": [value, ...]}, "not_replayed": [{"line", "what",
+    # "thread", "reads"}]}; a replay of the step gives the same lines these values.
+    values_read = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     inputs = stored_json("inputs", dict)

@@ -133,3 +133,58 @@ def step_calls(node: Node) -> list[CallRow]:
             row.answer, row.cut = _shown(answer)
         rows.append(row)
     return rows
+
+
+@dataclass
+class ReadLine:
+    """A line of the step's code that read the clock or randomness: what it read, how often."""
+
+    line: str
+    what: str
+    thread: str
+    reads: int
+
+
+@dataclass
+class ValuesRead:
+    """What the inspector says of a step's clock and random reads (``Node.values_read``)."""
+
+    lines: list[ReadLine] = field(default_factory=list)  # every line that read, in key order
+    not_replayed: list[ReadLine] = field(default_factory=list)  # given a live value instead
+
+    @property
+    def reads(self) -> int:
+        return sum(line.reads for line in self.lines)
+
+
+# What each kind of read is, as the inspector names it.
+READ_NAMES = {
+    "clock": "the clock",
+    "random": "random",
+    "bits": "random",
+    "seed": "a Random() seeded",
+    "urandom": "os.urandom / secrets / uuid4",
+    "uuid1": "uuid1",
+}
+
+
+def step_values(node: Node) -> ValuesRead:
+    """The lines of ``node``'s code that read the clock or randomness, and those its replay
+    could not give the recorded value (no query: the step's own column)."""
+    data = node.values_read if isinstance(node.values_read, dict) else {}
+    lines = []
+    for key, values in (data.get("reads") or {}).items():
+        thread, _, rest = str(key).partition("|")
+        what, _, line = rest.partition("|")
+        lines.append(ReadLine(line, READ_NAMES.get(what, what), thread, len(values or [])))
+    missed = [
+        ReadLine(
+            str(m.get("line", "")),
+            READ_NAMES.get(str(m.get("what", "")), str(m.get("what", ""))),
+            str(m.get("thread", "")),
+            int(m.get("reads", 0)),
+        )
+        for m in data.get("not_replayed") or []
+        if isinstance(m, dict)
+    ]
+    return ValuesRead(lines=lines, not_replayed=missed)

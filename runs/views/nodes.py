@@ -20,7 +20,7 @@ from runs.forms import ForkForm
 from runs.lib.jsontext import pretty_json
 from runs.models import Node, Run
 from runs.pages.imports import step_spans
-from runs.pages.nodes import step_calls, step_state
+from runs.pages.nodes import step_calls, step_state, step_values
 from runs.pages.runs import cache_help, unregistered, why_unregistered
 from runs.views.common import get_node, get_run, go_to_opened
 from runs.views.runs import graph_context, header_change, run_context, run_steps
@@ -48,6 +48,7 @@ def _inspector_context(run: Run, node: Node, steps: list[Node]) -> dict:
         "visits": len(visits),
         "cache_help": cache_help(run, node),
         "calls": step_calls(node),
+        "values": step_values(node),
         "spans": step_spans(node),
         "unregistered": unregistered(run),  # then there is no "Fork from here"
         "inputs_json": pretty_json(node.inputs),
@@ -64,6 +65,9 @@ def _inspector_context(run: Run, node: Node, steps: list[Node]) -> dict:
                 "model_answered": node.model_answered,
                 "temperature": node.temperature,
                 "tokens": [node.prompt_tokens, node.completion_tokens, node.total_tokens],
+                "code_version": node.code_version,
+                "code_changed": node.code_changed,
+                "values_read": node.values_read,
             }
         ),
     }

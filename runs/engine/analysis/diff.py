@@ -25,7 +25,7 @@ import difflib
 import json
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from itertools import chain, compress, count, repeat
 from math import copysign
 from operator import and_, eq, is_, not_
@@ -510,10 +510,13 @@ class RunDiff:
     "sequence_id", "fields": [{"path", "a", "b"}]}`` or None), ``nodes`` (``[{"name",
     "a_sha256", "b_sha256", "same"}]`` in aligned order), ``artifact`` (``{"a_sha256",
     "b_sha256", "differs"}``), and ``verdicts`` when A has stability samples (per changed leaf,
-    whether B's value is beyond A's noise: :mod:`runs.engine.analysis.noise`); and the extras
+    whether B's value is beyond A's noise, uncertain, and ``why``:
+    :mod:`runs.engine.analysis.noise`); and the extras
     the dashboard reads: ``changes`` (every aligned step with its full :func:`diff_values`
     fields), ``artifact_diff`` (unified text), ``trajectory_equal``, ``nondeterministic`` (steps
-    whose own code gave different writes) and ``tokens`` (``{"a", "b"}`` totals)."""
+    whose own code gave different writes), ``tokens`` (``{"a", "b"}`` totals) and
+    ``code_changed`` (aligned steps whose action's source differs: ``{"node", "sequence_id",
+    "a", "b"}``, the two code versions)."""
 
     a: int
     b: int
@@ -526,6 +529,7 @@ class RunDiff:
     nondeterministic: list[dict[str, Any]]
     tokens: dict[str, int]
     verdicts: list[dict[str, Any]] | None = None  # None: A has no samples
+    code_changed: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def identical(self) -> bool:
@@ -558,6 +562,7 @@ def diff_runs(run_a: Run, run_b: Run) -> RunDiff:
     nodes: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
     nondeterministic: list[dict[str, Any]] = []
+    code_changed: list[dict[str, Any]] = []
     first_divergence: dict[str, Any] | None = None
     for i, j in align([n.name for n in nodes_a], [n.name for n in nodes_b]):
         node_a = nodes_a[i] if i is not None else None
@@ -565,12 +570,21 @@ def diff_runs(run_a: Run, run_b: Run) -> RunDiff:
         present = node_b if node_b is not None else node_a
         assert present is not None  # align never yields (None, None)
         same = _same(node_a, node_b)
+        if _code_changed(node_a, node_b):
+            versions = {"a": node_a.code_version, "b": node_b.code_version}
+            code_changed.append(
+                {"node": present.name, "sequence_id": present.sequence_id, **versions}
+            )
         if not same and _nondeterministic(node_a, node_b):
             nondeterministic.append(
                 {
                     "node": present.name,
                     "sequence_id": present.sequence_id,
                     "keys": _changed_keys(node_a.output, node_b.output),
+                    # Lines whose clock or random reads the replay could not give back.
+                    "not_replayed": sorted(
+                        {m["line"] for m in (node_b.values_read or {}).get("not_replayed", [])}
+                    ),
                 }
             )
         fields = [] if same else _fields(node_a, node_b)
@@ -638,6 +652,7 @@ def diff_runs(run_a: Run, run_b: Run) -> RunDiff:
             "b": sum(n.total_tokens for n in nodes_b),
         },
         verdicts=judged,
+        code_changed=code_changed,
     )
 
 
@@ -658,11 +673,22 @@ def _fields(node_a: Node | None, node_b: Node | None) -> list[dict[str, Any]]:
     return fields
 
 
-def _nondeterministic(node_a: Node | None, node_b: Node | None) -> bool:
-    """Same step, same recorded inputs, every call it made answered from the cache (or no
-    call at all), and yet different writes: the step's own code is not deterministic (a
-    clock, randomness, set order) — named as such, never blamed on the model."""
+def _code_changed(node_a: Node | None, node_b: Node | None) -> bool:
+    """The same step, run by two versions of its action's source (both known)."""
     if node_a is None or node_b is None or node_a.name != node_b.name:
+        return False
+    a, b = node_a.code_version, node_b.code_version
+    return bool(a and b) and a != b
+
+
+def _nondeterministic(node_a: Node | None, node_b: Node | None) -> bool:
+    """Same step, same code, same recorded inputs, every call it made answered from the cache
+    (or no call at all), and yet different writes: the step's own code is not deterministic (a
+    clock or random read it could not be given back, set order) — named as such, never blamed
+    on the model, nor on an edit of its source (``_code_changed``)."""
+    if node_a is None or node_b is None or node_a.name != node_b.name:
+        return False
+    if _code_changed(node_a, node_b):
         return False
     if node_b.cache_source in {"override", "inherited"} or node_b.status != "completed":
         return False

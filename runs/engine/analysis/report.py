@@ -40,6 +40,12 @@ def node_json(node: Node, fields: dict[str, Any]) -> dict[str, Any]:
         "total_tokens": node.total_tokens,
         "src_run": node.src_run_id,
         "fields": fields,
+        # Which code ran (a hash of the action's source) and whether it differs from the
+        # source step's this one re-executed; the lines whose clock or random reads a replay
+        # could not give back (each {"line", "what", "thread", "reads"}).
+        "code_version": node.code_version or None,
+        "code_changed": node.code_changed,
+        "not_replayed": (node.values_read or {}).get("not_replayed", []),
     }
 
 

@@ -24,12 +24,15 @@ from burr.lifecycle import (
     PreRunStepHook,
     PreRunStepHookAsync,
 )
+from django.conf import settings
 from django.db import transaction
 
 from runs.engine.apps.state import UnstorableValue, stored_state, stored_value
+from runs.engine.apps.versions import code_version, namespace
 from runs.engine.calls import capture
 from runs.engine.calls.capture import StepCalls
 from runs.engine.calls.capture.redaction import redact_text
+from runs.engine.calls.capture.values import StepValues, adopt
 from runs.engine.errors import NodeFailure, storable_text
 from runs.engine.execution.actions import NodeAction, RunContext, StepRecord
 from runs.engine.execution.fence import InFlight
@@ -106,6 +109,8 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         self.stored_before: dict[str, Any] = {}  # that state as stored (semantic keys)
         self.unstorable: UnstorableValue | None = None  # the state it left cannot be stored
         self.started = 0.0
+        self.code_version = ""  # of the step's action (``versions.code_version``)
+        self.code_changed = False  # the source step it re-executes ran other code
 
     def pre_run_step(self, **kwargs: Any) -> None:
         if self.prepare(**kwargs):
@@ -119,6 +124,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         # Overrides apply to one step, found by its sequence id.
         self.ctx.sequence_id = sequence_id
         self.state_before, self.unstorable = state, None  # kept if the step is abandoned
+        self.code_version, self.code_changed = self._code(sequence_id, action)
         if isinstance(action, NodeAction):
             self.calls, self.before = None, {}
             return False  # a declared node writes them itself before it calls out
@@ -138,11 +144,38 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
             hermetic=guarded and self.ctx.replay,
             guarded=guarded and unchanged,
             fence=self.ctx.fence,
+            values=self._values(sequence_id, action),
         )
         self.calls.__enter__()
         self.started = time.perf_counter()
         # A step that may call out (and take long) lets the steps held before it show first.
         return bool(self.held) and not unchanged
+
+    def _code(self, sequence_id: int, action: Action) -> tuple[str, bool]:
+        """The action's code version, and whether the source's step this one re-executes ran
+        another (its output may then differ by the edit, not by chance)."""
+        version = code_version(action)
+        source = self.ctx.source_steps.get(sequence_id)
+        changed = (
+            source is not None
+            and source.name == action.name
+            and bool(version and source.code_version)
+            and source.code_version != version
+        )
+        return version, changed
+
+    def _values(self, sequence_id: int, action: Action) -> StepValues | None:
+        """What the step's code reads from the clock and randomness is recorded; a step that
+        re-executes its source's step, in a run that reads the cache, gets back the values that
+        step read (``REWIND_REPLAY_VALUES=false``: none of it)."""
+        if not settings.REWIND_REPLAY_VALUES:
+            return None
+        adopt(namespace(action))  # ``from random import random`` in the action's module
+        source = self.ctx.source_steps.get(sequence_id)
+        if self.ctx.live or source is None or source.name != action.name:
+            return StepValues()
+        recorded = (source.values_read or {}).get("reads") or {}
+        return StepValues(recorded=recorded, replaying=True)
 
     def _unchanged(self, sequence_id: int, action: Action, overrides: dict) -> bool:
         """Whether this step of a fork re-executes exactly as its source's did: the same
@@ -184,6 +217,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         step, and its row keeps the state the step started from."""
         calls = self.calls
         record = self.observe(action, state, result)
+        record.code_version, record.code_changed = self.code_version, self.code_changed
         if self.unstorable is not None:
             return self.state_before, record, self.unstorable
         return state, record, step_failure(calls, exception)
@@ -364,6 +398,10 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
             record = StepRecord(kind="llm" if llm else "tool" if calls else "code")
             record.inputs = self.before
             record.calls = [c.as_json() for c in calls]
+            if self.calls.values is not None:  # its thread goes on unrecorded: clock live
+                self.calls.values.leave()
+                record.values_read = self.calls.values.as_json()
+        record.code_version, record.code_changed = self.code_version, self.code_changed
         record.latency_ms = round((time.monotonic() - step.started) * 1000, 3)
         record.cache_source = "live"
         return self.write(
@@ -494,4 +532,6 @@ def observed_step(
         {"kind": "uncaptured", **u, "cache_source": "live"} for u in calls.uncaptured
     ]
     record.secrets = calls.secrets
+    if calls.values is not None:
+        record.values_read = calls.values.as_json()
     return record

@@ -52,6 +52,7 @@ def failed_result(run: int, replay: int | None, error: str) -> dict[str, Any]:
         "artifact_equal": False,
         "error": error,
         "nondeterministic": [],
+        "code_changed": [],
         "escaped": [],
     }
 

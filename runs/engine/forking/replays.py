@@ -46,11 +46,16 @@ def replay_request(source: Run, *, live: bool = False, allow_network: bool = Fal
 def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
     """``identical`` only if every hash, the artifact and the trajectory match at 0 tokens
     and nothing escaped the capture (``not-hermetic`` when something did: ``escaped``).
+    ``code_changed`` names the steps the replay ran with another version of their action's
+    source than the source's (``{"node", "sequence_id"}``): never called non-deterministic.
 
     One query for both runs' steps (names, hashes, sources, tokens); the diff, which reads
     every value and both artifacts, only when a step's output differs from its source's."""
     steps: dict[int, list[tuple]] = {source.pk: [], replay.pk: []}
-    columns = ("run_id", "name", "output_sha256", "cache_source", "kind", "total_tokens")
+    columns = (
+        "run_id", "name", "output_sha256", "cache_source", "kind", "total_tokens",
+        "sequence_id", "code_version",
+    )  # fmt: skip
     rows = Node.objects.filter(run_id__in=steps).order_by("sequence_id").values_list(*columns)
     for run_id, *step in rows:
         steps[run_id].append(step)
@@ -60,8 +65,14 @@ def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
     # A code step always re-executes: it is live without costing or calling anything.
     live = [
         name
-        for name, _, cache_source, kind, _ in executed
+        for name, _, cache_source, kind, *_ in executed
         if cache_source == Node.CacheSource.LIVE and kind != Node.Kind.CODE
+    ]
+    versions = {(step[0], step[5]): step[6] for step in steps[source.pk]}
+    code_changed = [
+        {"node": name, "sequence_id": sequence_id}
+        for name, *_, sequence_id, version in executed
+        if version and versions.get((name, sequence_id)) not in (None, "", version)
     ]
     result = {
         "run": source.pk,
@@ -76,6 +87,7 @@ def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
         "artifact_equal": source.artifact_sha256 == replay.artifact_sha256,
         "error": replay.error or None,
         "nondeterministic": [],
+        "code_changed": code_changed,
         "escaped": escaped(replay),
     }
     if replay.status != Run.Status.COMPLETED:

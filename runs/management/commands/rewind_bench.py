@@ -18,6 +18,7 @@ from runs.bench.pipelines import register
 from runs.bench.recording import recording_figures
 from runs.bench.replays import bytes_figure, diff_figures, replay_figures, whole_replay_figures
 from runs.bench.transports import transport_figures
+from runs.bench.values import values_figures
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
@@ -134,6 +135,7 @@ class Command(RewindCommand):
             *capture_figures(repeat),
             *transport_figures(repeat),
             *recording_figures(repeat),
+            *values_figures(loop_source, repeat),
             *noise_figures(),
             *bisect_figures(),
             *import_figures(),

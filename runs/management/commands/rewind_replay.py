@@ -196,6 +196,11 @@ class Command(RewindCommand):
                     f"{'':>16}not hermetic: {escape['node']} reached {escape['endpoint']} outside "
                     f"capture (from {escape['line']}), so its sameness proves nothing"
                 )
+            for step in r.get("code_changed") or []:
+                self.stdout.write(
+                    f"{'':>16}code changed: {step['node']} (step {step['sequence_id']}) ran "
+                    "another version of its action's source than the run replayed"
+                )
             for step in r.get("nondeterministic") or []:
                 self.stdout.write(
                     f"{'':>16}non-deterministic code: {step['node']} (step {step['sequence_id']}) "

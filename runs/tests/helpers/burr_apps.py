@@ -2,8 +2,9 @@
 ``@action`` functions and an ``ApplicationBuilder``, nothing of Rewind's declarations.
 
 - ``jitter_application``: a deterministic step, a step whose writes are not deterministic
-  (a wall clock and a random number), a deterministic step after it that reads only the
-  deterministic key, and one that reads the clock.
+  (a wall clock and a random number read inside ``live_values()``, so a replay does not give
+  them back), a deterministic step after it that reads only the deterministic key, and one
+  that reads the clock.
 - ``models_application``: an async app whose first action asks the provider for its model
   list through ``httpx.AsyncClient`` — an HTTP call that is not an LLM call (a tool call).
 
@@ -20,6 +21,8 @@ import httpx
 from burr.core import Application, ApplicationBuilder, State
 from burr.core.action import action
 
+from runs.recording import live_values
+
 
 @action(reads=["numbers"], writes=["total"])
 def add_up(state: State) -> State:
@@ -28,11 +31,12 @@ def add_up(state: State) -> State:
 
 @action(reads=["total"], writes=["label", "stamped_at", "nonce"])
 def stamp(state: State) -> State:
-    return state.update(
-        label=f"total={state['total']}",
-        stamped_at=time.time(),
-        nonce=random.random(),
-    )
+    with live_values():  # fresh on every replay: the step stays non-deterministic
+        return state.update(
+            label=f"total={state['total']}",
+            stamped_at=time.time(),
+            nonce=random.random(),
+        )
 
 
 @action(reads=["label"], writes=["summary"])

@@ -20,6 +20,8 @@ from burr.core.action import action
 from google.protobuf import struct_pb2
 from google.protobuf.json_format import MessageToDict
 
+from runs.recording import live_values
+
 SERVICE = "rewind.test.Catalog"
 CANARY = "sk-canary-grpc-7f3a9c1e5b2d4f6a"
 METADATA = (("authorization", f"Bearer {CANARY}"), ("x-tenant", "acme"))
@@ -190,8 +192,10 @@ def aio_application() -> Application:
 
 @action(reads=[], writes=["item"])
 def lookup_with_clock(state: State) -> State:
-    # A request that embeds a wall-clock reading: every replay asks something new.
-    item = STUB.Lookup(message(sku="A-1", asked_at=time.time()), metadata=METADATA)
+    # A request that embeds a wall-clock reading kept live: every replay asks something new.
+    with live_values():
+        now = time.time()
+    item = STUB.Lookup(message(sku="A-1", asked_at=now), metadata=METADATA)
     return state.update(item=plain(item))
 
 

@@ -6,8 +6,8 @@ the handshake, lists the tools and calls them. The ``note`` tool appends a line 
 stdio appends its pid to ``MCP_STARTED_FILE`` (so a test sees whether a replay started it).
 
 - ``stdio_notes`` / ``http_notes``: two notes, over stdio / Streamable HTTP;
-- ``stdio_clock``: a plain step (``begin``), then a note that embeds ``time.time()`` — every
-  run asks something new;
+- ``stdio_clock``: a plain step (``begin``), then a note that embeds ``time.time()`` read in
+  ``live_values()`` (not replayed) — every run asks something new;
 - ``stdio_refused``: a tool call the server answers with a JSON-RPC error (caught: the step
   writes the ``MCPError`` it got), then a note;
 - ``stdio_client_api``: a note through mcp 2's ``Client`` (which negotiates with
@@ -32,6 +32,8 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CreateMessageResult, TextContent
+
+from runs.recording import live_values
 
 SERVER = str(Path(__file__).with_name("mcp_server.py"))
 NOTES = ("first note", "second note")
@@ -78,7 +80,9 @@ async def note_the_time(state: State) -> State:
     async with stdio_client(server_parameters()) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
-            result = await session.call_tool("note", {"text": f"at {time.time()}"})
+            with live_values():  # the clock kept live: every replay asks something new
+                now = time.time()
+            result = await session.call_tool("note", {"text": f"at {now}"})
     return state.update(answers=[result.content[0].text])
 
 

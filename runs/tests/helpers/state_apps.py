@@ -20,10 +20,14 @@ from burr.core import ApplicationBuilder, State
 from burr.core.action import action
 from burr.core.state import register_field_serde
 
+from runs.recording import live_values
+
 
 @action(reads=["question"], writes=[])
 def answer(state: State) -> State:
-    return state.update(content=f"{state['question']} at {time.time()}")
+    with live_values():  # a clock a replay does not give back: its writes differ
+        now = time.time()
+    return state.update(content=f"{state['question']} at {now}")
 
 
 @action(reads=["content"], writes=["length"])

@@ -59,6 +59,8 @@ NODE_FIELDS = (
     "cache_key",
     "cache_entries",
     "calls",
+    "code_version",
+    "values_read",  # what a step's code read from the clock and randomness: replayed too
     "cache_note",
     "src_run_id",
     "src_sequence_id",

@@ -35,6 +35,9 @@
                      ``os.popen``, …), ``os.system``, asyncio's ``create_subprocess_*``
                      (``async_processes``): no process started on a replay
 - ``urllib3_adapter`` ``urllib3`` and so ``requests``: ``HTTPConnectionPool.urlopen``
+- ``values``         what the step's code reads from the clock and randomness (time-machine's
+                     clock, ``random``, ``os.urandom``, ``uuid1``): recorded by the line that
+                     asked, given back on a replay
 
 An adapter only translates its library's request into the core's and the core's answer back
 into its library's response; it imports the core, never the reverse. ``install()`` puts every
@@ -57,6 +60,7 @@ from runs.engine.calls.capture import (
     subprocess_adapter,
     threads,
     urllib3_adapter,
+    values,
 )
 from runs.engine.calls.capture.core import (
     Answer,
@@ -98,3 +102,4 @@ def install() -> None:
     mcp_adapter.install()
     subprocess_adapter.install()
     processes.install()
+    values.install()

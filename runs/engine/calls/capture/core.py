@@ -198,11 +198,16 @@ class StepCalls:
     # Every live answer kept for later, sync calls' too: a recorded program's writer stores
     # them (``take_pending``, ``store``) with the step, off the step's path.
     deferred: bool = False
+    # What the step's code reads from the clock and randomness (``values.StepValues``): the
+    # reads it records and, on a replay, the source step's it gives back. None: not recorded.
+    values: Any = field(default=None, repr=False)
 
     def __enter__(self) -> StepCalls:
         ensure_slot().calls = self
         with _active_lock:
             _active[id(self)] = self
+        if self.values is not None:
+            self.values.enter()
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -211,6 +216,8 @@ class StepCalls:
             slot.calls = None
         with _active_lock:
             _active.pop(id(self), None)
+        if self.values is not None:
+            self.values.leave()
 
     def note_uncaptured(self, endpoint: str, line: str, verb: str = "connected to") -> None:
         """A live step reached ``endpoint`` outside the capture (from ``line``): ``verb`` says

@@ -243,8 +243,9 @@ def test_diff_runs_identical_runs() -> None:
         "trajectory_equal",
         "nondeterministic",
         "tokens",
+        "code_changed",
     }
-    assert result.nondeterministic == []
+    assert result.nondeterministic == [] and result.code_changed == []
     assert set(result.nodes[0]) == {"name", "a_sha256", "b_sha256", "same"}
     json.dumps(result.as_json())  # the --json output must serialise as is
 

@@ -27,6 +27,7 @@ from runs.engine.forking.forks import create_fork
 from runs.engine.forking.replays import create_replay
 from runs.engine.providers.simulator import Simulator
 from runs.models import Node, Run
+from runs.recording import live_values
 from runs.tests.conftest import closed_port_url
 from runs.tests.helpers.counters import Listener
 
@@ -51,10 +52,12 @@ def notify_application():
 
 @action(reads=[], writes=["answer"])
 def ask_with_clock(state: State) -> State:
-    # A prompt that embeds a wall-clock reading: every replay asks something new.
+    # A prompt that embeds a wall-clock reading kept live: every replay asks something new.
+    with live_values():
+        now = time.time()
     body = {
         "model": "rewind-sim-1",
-        "messages": [{"role": "user", "content": f"What time is it? It is {time.time()}"}],
+        "messages": [{"role": "user", "content": f"What time is it? It is {now}"}],
     }
     reply = httpx.post(os.environ["OPENAI_BASE_URL"] + "/chat/completions", json=body, timeout=5)
     return state.update(answer=reply.json()["choices"][0]["message"]["content"])
