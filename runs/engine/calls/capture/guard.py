@@ -238,18 +238,19 @@ def install() -> None:
 
         return wrapper
 
-    _wrap(socket.socket, "connect", connect)
-    _wrap(socket.socket, "connect_ex", connect)
-    _wrap(socket.socket, "sendto", sendto)
-    _wrap(socket.socket, "sendmsg", sendmsg)
-    _wrap(socket.socket, "send", write)
-    _wrap(socket.socket, "sendall", write)
+    wrap(socket.socket, "connect", connect)
+    wrap(socket.socket, "connect_ex", connect)
+    wrap(socket.socket, "sendto", sendto)
+    wrap(socket.socket, "sendmsg", sendmsg)
+    wrap(socket.socket, "send", write)
+    wrap(socket.socket, "sendall", write)
     for name in ("getaddrinfo", "gethostbyname", "gethostbyname_ex"):
-        _wrap(socket, name, lookup)
+        wrap(socket, name, lookup)
 
 
-def _wrap(owner: Any, name: str, make: Any) -> None:
-    """Put ``make(current)`` in ``owner.name`` unless ours is there already."""
+def wrap(owner: Any, name: str, make: Any) -> None:
+    """Put ``make(current)`` in ``owner.name`` unless ours is there already (the socket
+    entry points here; the process starts in ``processes`` and ``subprocess_adapter``)."""
     current = getattr(owner, name)
     if _ours.get((id(owner), name)) is current:
         return

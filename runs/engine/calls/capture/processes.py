@@ -31,8 +31,6 @@ from runs.engine.calls.capture import guard
 from runs.engine.calls.capture.commands import Command
 from runs.engine.calls.capture.core import current_step, is_sending, sending
 
-_ours: dict[tuple[int, str], Any] = {}  # (owner, attribute) → the wrapper put there
-
 
 def hold(endpoint: str, detail: str = "") -> bool:
     """A process start the capture cannot answer (``endpoint``: what starts; ``detail``: how,
@@ -94,22 +92,16 @@ def install() -> None:
     put its own in its place since (a test's monkeypatch, restored, takes ours away)."""
     for name in ("fork", "forkpty"):
         if hasattr(os, name):
-            wrap(os, name, _held(lambda *a, _n=name, **k: (f"a forked process (os.{_n})", "")))
+            guard.wrap(
+                os, name, _held(lambda *a, _n=name, **k: (f"a forked process (os.{_n})", ""))
+            )
     for name in ("posix_spawn", "posix_spawnp", "execv", "execve"):
         if hasattr(os, name):
             how = f"os.{name}" + (": it would replace this process" if "exec" in name else "")
-            wrap(os, name, _held(lambda path, argv, *a, _h=how, **k: _program(argv, _h)))
+            guard.wrap(os, name, _held(lambda path, argv, *a, _h=how, **k: _program(argv, _h)))
     for name in ("spawnv", "spawnve", "spawnvp", "spawnvpe"):
         if hasattr(os, name):
-            wrap(os, name, _held(lambda mode, file, argv, *a, _n=name, **k: _program(argv, _n)))
-    wrap(multiprocessing.process.BaseProcess, "start", _held(_child))
-
-
-def wrap(owner: Any, name: str, make: Callable[[Any], Any]) -> None:
-    """Put ``make(current)`` in ``owner.name`` unless ours is there already."""
-    current = getattr(owner, name)
-    if _ours.get((id(owner), name)) is current:
-        return
-    wrapper = make(current)
-    setattr(owner, name, wrapper)
-    _ours[id(owner), name] = wrapper
+            guard.wrap(
+                os, name, _held(lambda mode, file, argv, *a, _n=name, **k: _program(argv, _n))
+            )
+    guard.wrap(multiprocessing.process.BaseProcess, "start", _held(_child))

@@ -55,7 +55,7 @@ import subprocess
 import sys
 from typing import Any
 
-from runs.engine.calls.capture import commands, processes
+from runs.engine.calls.capture import commands, guard, processes
 from runs.engine.calls.capture.commands import Command, Outcome
 from runs.engine.calls.capture.core import Answer, StepCalls, current, sending
 
@@ -72,13 +72,13 @@ _TEXT = ("text", "universal_newlines", "encoding", "errors")
 def install() -> None:
     """Wrap ``Popen.__init__``, ``os.system`` and asyncio's process functions (again, each, if
     something put its own in its place since); idle outside a step."""
-    processes.wrap(subprocess.Popen, "__init__", _popen_init)
-    processes.wrap(os, "system", _system)
+    guard.wrap(subprocess.Popen, "__init__", _popen_init)
+    guard.wrap(os, "system", _system)
     from runs.engine.calls.capture import async_processes
 
     for module in (asyncio, asyncio.subprocess):
-        processes.wrap(module, "create_subprocess_exec", async_processes.wrap_exec)
-        processes.wrap(module, "create_subprocess_shell", async_processes.wrap_shell)
+        guard.wrap(module, "create_subprocess_exec", async_processes.wrap_exec)
+        guard.wrap(module, "create_subprocess_shell", async_processes.wrap_shell)
 
 
 # -- subprocess.Popen -------------------------------------------------------------------------
