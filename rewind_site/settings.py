@@ -293,6 +293,9 @@ REWIND_ALLOW_NETWORK = env_bool("REWIND_ALLOW_NETWORK", False)
 # os.urandom) is recorded by line and given back to its replays (runs.engine.calls.capture.values).
 # False: neither recorded nor replayed — such a step is named non-deterministic when it differs.
 REWIND_REPLAY_VALUES = env_bool("REWIND_REPLAY_VALUES", True)
+# Where the dashboard is reached (https://rewind.example.com): links written outside it — the
+# diff of each failing run in rewind_regress's JUnit file — start with it. Unset: no links.
+REWIND_BASE_URL = env_str("REWIND_BASE_URL").rstrip("/")
 # Live-update streams (server-sent events) open at once, per user and in all (runs.live.slots): a
 # stream over either is refused with 429 and its page polls instead. Each open stream reads the
 # run's marker ten times a second (SQLite) or holds a database connection (PostgreSQL). Four

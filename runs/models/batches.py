@@ -34,6 +34,12 @@ class Batch(models.Model):
     field = models.CharField(max_length=200)
     values = models.JSONField(default=list)  # as typed, in order
     samples = models.PositiveIntegerField(default=0)  # per source run
+    # A regression replay (``rewind_regress``): the change is the app's code as it was when
+    # the batch was made — its version (``versions.app_version``: a hash of the app's action
+    # sources and of the files that hold them) and, when those live in a git work tree, the
+    # commit (with "+dirty" when they differ from it). "" for a batch of one field's change.
+    code_version = models.CharField(max_length=64, blank=True, default="")
+    code_commit = models.CharField(max_length=80, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     # Null for a batch made on the command line (rewind_batch).
     created_by = models.ForeignKey(
@@ -49,7 +55,26 @@ class Batch(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"batch {self.pk}: {self.field} at {self.node} over {self.pipeline}"
+        return f"batch {self.pk}: {self.change} over {self.pipeline}"
+
+    @property
+    def is_regression(self) -> bool:
+        return bool(self.code_version)
+
+    @property
+    def code_label(self) -> str:
+        """The code a regression replay ran, as people read it: ``3f2a9c01d4e5 (git 959e440)``."""
+        if not self.code_version:
+            return ""
+        short = self.code_version[:12]
+        return f"{short} (git {self.code_commit})" if self.code_commit else short
+
+    @property
+    def change(self) -> str:
+        """What the batch changed: "the code at <version>", or the field at the step."""
+        if self.is_regression:
+            return f"the code at {self.code_label}"
+        return f"{self.field} at {self.node}"
 
 
 class BatchSource(models.Model):

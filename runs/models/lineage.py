@@ -37,10 +37,11 @@ class LineageCounts:
     forks: int = 0
     replays: int = 0
     samples: int = 0
+    regressions: int = 0
 
     @property
     def total(self) -> int:
-        return self.forks + self.replays + self.samples
+        return self.forks + self.replays + self.samples + self.regressions
 
     @property
     def hidden(self) -> int:
@@ -49,20 +50,27 @@ class LineageCounts:
     @property
     def parts(self) -> list[str]:
         """ "3,000 replays", "1,990 forks", "5 samples": the kinds there are, the most first."""
-        kinds = [(self.replays, "replay"), (self.forks, "fork"), (self.samples, "sample")]
+        kinds = [
+            (self.replays, "replay"),
+            (self.forks, "fork"),
+            (self.samples, "sample"),
+            (self.regressions, "regression"),
+        ]
         kinds.sort(key=lambda kind: -kind[0])
         return [f"{n:,} {name}{'' if n == 1 else 's'}" for n, name in kinds if n]
 
 
 def kind_of_run() -> Case:
     """A run's kind in SQL (the same rule as ``runs.pages.change.describe_change``): a stability
-    sample; a replay (no override, or its parent's own override at its parent's step: a replay
-    of a fork); otherwise a fork. Reads the parent's columns: join ``parent``."""
+    sample; a regression run; a replay (no override, or its parent's own override at its
+    parent's step: a replay of a fork); otherwise a fork. Reads the parent's columns: join
+    ``parent``."""
     same_change = Q(fork_sequence_id=F("parent__fork_sequence_id")) & Q(
         override=F("parent__override")
     )
     return Case(
         When(sample_of__isnull=False, then=Value("sample")),
+        When(~Q(regression_code=""), then=Value("regression")),
         When(override__isnull=True, then=Value("replay")),
         When(same_change, then=Value("replay")),
         default=Value("fork"),

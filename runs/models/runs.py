@@ -145,7 +145,7 @@ class RunQuerySet(models.QuerySet):
         """The newest run that forked ``source`` at step ``sequence_id`` with the same override
         (node, field and value compared as canonical JSON; None: an unchanged replay) in
         ``mode``, whose status is one of ``statuses`` — or None. Stability samples are not
-        forks a person asked for and are never returned. Candidates are few (the forks of one
+        forks a person asked for and are never returned, nor are regression runs. Candidates are few (the forks of one
         run at one step), so the value is compared here rather than in SQL, where JSON
         equality differs between SQLite and PostgreSQL."""
         candidates = self.filter(
@@ -154,6 +154,7 @@ class RunQuerySet(models.QuerySet):
             mode=mode,
             status__in=list(statuses),
             sample_of__isnull=True,
+            regression_code="",
         ).order_by("-created_at", "-id")
         if override is None:
             candidates = candidates.filter(override__isnull=True)
@@ -233,6 +234,11 @@ class Run(models.Model):
         "self", null=True, blank=True, on_delete=models.PROTECT, related_name="samples"
     )
     sample_count = models.PositiveIntegerField(default=0)
+    # A regression run (``rewind_regress``): its parent re-run from the first step with the
+    # app's code as it is now — the app version it must run (``versions.app_version``); ""
+    # for every other run. Unlike an unchanged replay it is not hermetic: a call whose request
+    # the new code changed goes to the provider; a worker running other code refuses it.
+    regression_code = models.CharField(max_length=64, blank=True, default="")
     # Who started the run from the dashboard or the API; null for a run made by a command or
     # recorded from a program (the operator's, never limited by a budget: runs.budgets).
     created_by = models.ForeignKey(
@@ -287,7 +293,7 @@ class Run(models.Model):
     def replays_parent(self) -> bool:
         """An unchanged replay of its parent: no override of its own (a replay of a fork
         carries the fork's override at the fork's own step). Reads ``parent``."""
-        if self.parent_id is None:
+        if self.parent_id is None or self.regression_code:
             return False
         if not self.override:
             return True

@@ -41,7 +41,8 @@ class Change:
 
     ``kind``: ``root`` (a new run), ``fork`` (one field changed), ``replay`` (an unchanged
     replay: no override, or — a replay of a fork — the very override its parent ran under,
-    at its parent's fork point) or ``sample`` (a stability sample: a live replay)."""
+    at its parent's fork point), ``sample`` (a stability sample: a live replay) or
+    ``regression`` (its parent re-run with the app's code of a regression replay)."""
 
     kind: str
     parent: int | None = None
@@ -62,6 +63,10 @@ class Change:
     @property
     def is_sample(self) -> bool:
         return self.kind == "sample"
+
+    @property
+    def is_regression(self) -> bool:
+        return self.kind == "regression"
 
     @property
     def value_text(self) -> str:
@@ -94,7 +99,7 @@ class Change:
 
 
 def describe_change(run: Run, source: Node | None = None) -> Change:
-    """A fork, an unchanged replay, a stability sample or a root run — told apart from the
+    """A fork, an unchanged replay, a stability sample, a regression run or a root run — told apart from the
     run's own columns and its parent's (load runs with ``select_related("parent")``: no
     query then). With ``source``, the parent's step the run forked, a fork's ``was`` is the
     value its override replaced.
@@ -107,6 +112,8 @@ def describe_change(run: Run, source: Node | None = None) -> Change:
     common = {"parent": run.parent_id, "node": run.fork_node, "sequence_id": run.fork_sequence_id}
     if run.sample_of_id is not None:
         return Change("sample", **common)
+    if run.regression_code:
+        return Change("regression", **common)
     override = run.override
     if not override:
         return Change("replay", **common)

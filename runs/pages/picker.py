@@ -34,6 +34,8 @@ def _choice(run: Run) -> RunChoice:
         what = f"replay of {change.parent}"
     elif change.is_sample:
         what = f"sample of {run.sample_of_id}"
+    elif change.is_regression:
+        what = f"regression replay of {change.parent}"
     else:
         what = "root"
     return RunChoice(run.pk, f"run {run.pk} · {run.pipeline} · {what} · {run.status}")

@@ -13,6 +13,7 @@ from django.utils.module_loading import import_string
 
 from runs.engine.apps.burr import BurrApp, burr_app
 from runs.engine.apps.specs import Pipeline
+from runs.engine.apps.versions import remember_files
 from runs.engine.errors import PipelineError
 
 
@@ -21,9 +22,9 @@ def _load(name: str, dotted_path: str) -> Pipeline | BurrApp:
     """A registered pipeline: Rewind's own declaration, or a Burr app brought unchanged.
     Dotted paths may hold hyphenated module names (``burr.examples.multi-modal-chatbot…``)."""
     obj = import_string(dotted_path)
-    if isinstance(obj, Pipeline):
-        return obj
-    return burr_app(name, obj, dotted_path)
+    app = obj if isinstance(obj, Pipeline) else burr_app(name, obj, dotted_path)
+    remember_files(name, app)  # an edit after this is code this process does not run
+    return app
 
 
 def pipeline_names() -> list[str]:

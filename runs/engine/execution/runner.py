@@ -24,6 +24,7 @@ from django.db import transaction
 
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.apps.state import restored_state, stored_state
+from runs.engine.apps.versions import check_version
 from runs.engine.calls import cache
 from runs.engine.errors import NodeFailure, RewindError
 from runs.engine.execution.actions import RunContext, StepRecord
@@ -420,9 +421,12 @@ def _steps(run: Run) -> tuple[list[Node], list[Node]]:
 
 def _context(run: Run, prior: list[Node], source_steps: list[Node]) -> RunContext:
     start = run.fork_sequence_id if run.fork_sequence_id is not None else 0
+    pipeline = get_pipeline(run.pipeline)
+    if run.regression_code:  # the code it was asked to run, or nothing
+        check_version(run.pipeline, pipeline, run.regression_code)
     ctx = make_context(
         run_id=run.pk,
-        pipeline=get_pipeline(run.pipeline),
+        pipeline=pipeline,
         provider=run.provider,
         overrides=effective_overrides(run),
         live=run.mode == Run.Mode.LIVE,

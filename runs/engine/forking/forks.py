@@ -42,6 +42,8 @@ class Fork:
     provider: str | None = None
     # The source's app, resolved once (``fork_at``) and read by everything the fork asks after.
     pipeline: Pipeline | BurrApp | None = field(default=None, compare=False, repr=False)
+    # A regression run: the app version it re-runs the source with (``Run.regression_code``).
+    regression_code: str = ""
 
 
 _NUMBER = re.compile(r"[0-9]{1,9}")
@@ -291,6 +293,7 @@ def make_fork(fork: Fork) -> Run:
             override=override.as_json() if override else None,
             mode=Run.Mode.LIVE if fork.live else Run.Mode.CACHE,
             allow_network=fork.allow_network,
+            regression_code=fork.regression_code,
         ))  # fmt: skip
         if target.sequence_id > 0:  # the first step (a root run's replay) inherits nothing
             _inherit(source, run, target.sequence_id)

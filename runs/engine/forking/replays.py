@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from runs.engine.apps.registry import get_pipeline
@@ -41,6 +42,23 @@ def replay_request(source: Run, *, live: bool = False, allow_network: bool = Fal
     spec = get_pipeline(source.pipeline).node(first.name)
     changed = parse_override(spec, first, override.field, override.value, from_text=False)
     return fork_at(source, first, changed, **options)
+
+
+def regression_request(source: Run, code: str) -> Fork:
+    """The regression run of ``source`` (a root run), resolved and not written: every step
+    re-executed from the first with the app's code at ``code`` (``versions.app_version``), its
+    calls answered from the cache where their request is unchanged and by the provider where
+    the code changed it (``Run.regression_code``: not hermetic, unlike an unchanged replay)."""
+    check_finished(source)
+    if source.parent_id is not None:
+        raise ForkError(
+            f"run {source.pk} is a fork of run {source.parent_id}: a regression replay re-runs "
+            "recorded root runs"
+        )
+    first = source.nodes.order_by("sequence_id").only("run_id", "sequence_id", "name").first()
+    if first is None:
+        raise ForkError(f"run {source.pk} executed no step; there is nothing to re-run")
+    return replace(fork_at(source, first, None, check_provider=False), regression_code=code)
 
 
 def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:

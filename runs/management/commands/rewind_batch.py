@@ -4,7 +4,6 @@ import json
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
-from django.db import close_old_connections, connection
 
 from runs.engine.analysis.batches import (
     BatchRequest,
@@ -16,14 +15,11 @@ from runs.engine.analysis.batches import (
 )
 from runs.engine.analysis.batches.request import parse_set, parse_where
 from runs.engine.analysis.batches.results import BatchResult
-from runs.engine.execution.runner import execute_run
-from runs.engine.execution.workers import MAX_WORKERS, check_workers, run_on_workers
 from runs.management.base import RewindCommand
-from runs.models import Run
-from runs.tasks import enqueue_run
+from runs.management.batches import BatchExecution
 
 
-class Command(RewindCommand):
+class Command(BatchExecution, RewindCommand):
     help = (
         "Batch counterfactual: apply one change (a step's field set to a value, or to each of "
         "several) to a selection of recorded runs — each fork an ordinary fork — and report, "
@@ -57,18 +53,7 @@ class Command(RewindCommand):
         parser.add_argument(
             "--samples", type=int, default=0, help="stability samples per source run (live)"
         )
-        parser.add_argument(
-            "--workers",
-            type=int,
-            default=None,
-            help=f"run the batch on this many queue workers (1–{MAX_WORKERS}) started for it "
-            "(default: in this process)",
-        )
-        parser.add_argument(
-            "--enqueue",
-            action="store_true",
-            help="hand the batch to the task queue and print it queued",
-        )
+        self.add_batch_execution_arguments(parser)
         parser.add_argument("--json", action="store_true", help="print the batch as JSON")
 
     def request(self, options: dict[str, Any]) -> BatchRequest:
@@ -89,26 +74,9 @@ class Command(RewindCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        if options["workers"] is not None:
-            check_workers(options["workers"])
-            if options["enqueue"]:
-                raise CommandError("--workers or --enqueue, not both")
+        self.check_batch_execution(options)
         batch = make_batch(plan_batch(self.request(options)))
-        ids = batch_run_ids(batch)
-        interrupted = False
-        if options["enqueue"]:
-            for run in Run.objects.filter(pk__in=ids):
-                enqueue_run(run)
-        elif options["workers"] is not None:
-            outcome = run_on_workers(
-                ids,
-                options["workers"],
-                progress=self.progress_bar(len(ids)),
-                quiet=self.from_shell,
-            )
-            interrupted = outcome.interrupted
-        else:
-            interrupted = self.execute_here(ids)
+        interrupted = self.execute_batch(batch_run_ids(batch), options)
         result = batch_result(batch)
         if options["json"]:
             self.print_json(result.as_json())
@@ -123,41 +91,6 @@ class Command(RewindCommand):
                     f"{len(bad)} of {len(result.sources)} fork(s) did not complete "
                     f"(first: run {bad[0].row.fork_id} {bad[0].status})"
                 )
-
-    def execute_here(self, ids: list[int]) -> bool:
-        """Execute the batch's runs one after another in this process; Ctrl-C withdraws
-        those not started (cancelled) and returns True."""
-        tick = self.progress_bar(len(ids))
-        for index, pk in enumerate(ids):
-            try:
-                run = execute_run(pk, on_step=None)
-            except KeyboardInterrupt:
-                Run.objects.withdraw(ids[index:], "withdrawn: the batch was interrupted (Ctrl-C)")
-                return True
-            if tick is not None:
-                tick(run)
-            if not connection.in_atomic_block:  # a long batch: drop stale connections
-                close_old_connections()
-        return False
-
-    def progress_bar(self, total: int):
-        """A bar on a terminal (stderr) as each run of the batch finishes; silent otherwise."""
-        if not self.stderr.isatty() or not total:
-            return None
-        done = [0]
-
-        def tick(item: Any) -> None:
-            run = getattr(item, "run", item)  # a worker's Done, or a run
-            done[0] += 1
-            filled = int(24 * done[0] / total)
-            self.stderr.write(
-                f"\r[{'#' * filled}{'.' * (24 - filled)}] {done[0]}/{total} "
-                f"run {run.pk}: {run.status}   ",
-                ending="" if done[0] < total else "\n",
-            )
-            self.stderr.flush()
-
-        return tick
 
     def print_result(self, result: BatchResult) -> None:
         batch = result.batch

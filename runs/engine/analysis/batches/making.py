@@ -6,10 +6,13 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
-from runs.engine.analysis.batches.request import BatchRequest, select_sources
+from runs.engine.analysis.batches.request import BatchRequest, RegressionRequest, select_sources
 from runs.engine.analysis.noise import make_samples, sample_request
+from runs.engine.apps.registry import get_pipeline
+from runs.engine.apps.versions import AppVersion, app_version, stale_files
 from runs.engine.errors import ForkError, RewindError
 from runs.engine.forking.forks import Fork, make_fork, resolve_fork
+from runs.engine.forking.replays import regression_request
 from runs.models import Batch, BatchSource, Run
 
 
@@ -26,9 +29,10 @@ class PlannedSource:
 
 @dataclass
 class Plan:
-    request: BatchRequest
+    request: BatchRequest | RegressionRequest
     pipeline: str
     rows: list[PlannedSource] = field(default_factory=list)
+    code: AppVersion | None = None  # a regression replay's: the app's code it runs
 
     @property
     def forks(self) -> list[Fork]:
@@ -75,19 +79,57 @@ def plan_batch(request: BatchRequest) -> Plan:
     return plan
 
 
+def plan_regression(request: RegressionRequest) -> Plan:
+    """A regression replay (``rewind_regress``): each selected source re-run from its first
+    step with the app's code as this process has it — refused when that code changed on disk
+    after this process loaded it (it would check old code as new). A source that cannot be
+    re-run (a fork, a run still going or failed) is kept with the reason; when none can, the
+    whole request is refused (``ForkError``)."""
+    limit = request.limit or Batch.MAX_SOURCES
+    sources = select_sources(request.selection, limit, newest=bool(request.limit))
+    name = sources[0].pipeline
+    stale = stale_files(name)
+    if stale:
+        raise ForkError(
+            f"the {name} app's code changed on disk ({stale[0]}) after this process loaded it: "
+            "restart it (`rewind serve`), or run rewind_regress from a shell"
+        )
+    code = app_version(get_pipeline(name))
+    plan = Plan(request, name, code=code)
+    for source in sources:
+        try:
+            if source.status != Run.Status.COMPLETED:
+                raise ForkError(
+                    f"run {source.pk} {source.status}"
+                    + (f": {source.error}" if source.error else "")
+                )
+            row = PlannedSource(source, 0, regression_request(source, code.version))
+            if request.samples:
+                row.samples = sample_request(source, request.samples)
+        except RewindError as exc:
+            row = PlannedSource(source, 0, None, str(exc))
+        plan.rows.append(row)
+    if not plan.forks:
+        raise ForkError(f"none of the {len(sources)} run(s) can be re-run: {plan.rows[0].error}")
+    return plan
+
+
 def make_batch(plan: Plan, created_by: object = None) -> Batch:
-    """Write the batch: its queued forks (ordinary forks, ``make_fork``), its samples
+    """Write the batch (a regression replay's too: ``plan.code``): its queued forks (ordinary forks, ``make_fork``), its samples
     (``make_samples``) and one row per source and value — all in one transaction, so a batch
     never lacks a row. Nothing is executed or enqueued here."""
     request = plan.request
     with transaction.atomic():
+        code = plan.code
         batch = Batch.objects.create(
             pipeline=plan.pipeline,
             selection=request.selection.as_json(),
-            node=request.node,
-            field=request.field,
-            values=list(request.values),
+            node="" if code else request.node,
+            field="" if code else request.field,
+            values=[code.label] if code else list(request.values),
             samples=request.samples,
+            code_version=code.version if code else "",
+            code_commit=code.commit if code else "",
             created_by=created_by,
         )
         rows = []

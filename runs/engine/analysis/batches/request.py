@@ -80,9 +80,12 @@ class Selection:
         return query.order_by("id")
 
 
-def select_sources(selection: Selection, limit: int = Batch.MAX_SOURCES) -> list[Run]:
+def select_sources(
+    selection: Selection, limit: int = Batch.MAX_SOURCES, *, newest: bool = False
+) -> list[Run]:
     """The source runs, checked: they exist, are finished, share one pipeline, and there are
-    at most ``limit`` of them. Refusals are one line; nothing is written."""
+    at most ``limit`` of them — or, ``newest``, the newest ``limit`` of a pipeline's (in the
+    order of their ids). Refusals are one line; nothing is written."""
     if selection.runs:
         found = Run.objects.in_bulk(list(selection.runs))
         missing = [pk for pk in selection.runs if pk not in found]
@@ -97,7 +100,10 @@ def select_sources(selection: Selection, limit: int = Batch.MAX_SOURCES) -> list
             raise ForkError(f"runs still going (fork them once finished): {unfinished[:10]}")
     else:
         get_pipeline(selection.pipeline)  # a typo is an error, not "no run matches"
-        runs = list(selection.queryset()[: limit + 1])
+        if newest:
+            runs = sorted(selection.queryset().reverse()[:limit], key=lambda r: r.pk)
+        else:
+            runs = list(selection.queryset()[: limit + 1])
         if not runs:
             raise ForkError(f"no run matches: {selection.describe()}")
     if len(runs) > limit:
@@ -138,3 +144,20 @@ def parse_set(text: str) -> tuple[str, str]:
     if not sep or not name.strip():
         raise ForkError(f"--set takes FIELD=VALUE, got {text!r}")
     return name.strip(), value
+
+
+@dataclass(frozen=True)
+class RegressionRequest:
+    """A regression replay (``rewind_regress``): the ``selection``'s completed root runs — at
+    most ``limit`` of them, the newest (0: all, up to ``Batch.MAX_SOURCES``) — re-run with the
+    app's code as it is now, with ``samples`` stability samples per source (0: none)."""
+
+    selection: Selection
+    samples: int = 0
+    limit: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.samples <= MAX_SAMPLES:
+            raise ForkError(f"--samples must be between 0 and {MAX_SAMPLES}, got {self.samples}")
+        if not 0 <= self.limit <= Batch.MAX_SOURCES:
+            raise ForkError(f"--limit must be between 1 and {Batch.MAX_SOURCES}, got {self.limit}")

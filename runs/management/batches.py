@@ -1,0 +1,95 @@
+"""How the commands that make a batch (``rewind_batch``, ``rewind_regress``) execute its runs:
+in this process one after another (the default), on N queue workers started for it
+(``--workers N``), or handed to the task queue (``--enqueue``) — with a progress bar on a
+terminal either way."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import CommandError, CommandParser
+from django.db import close_old_connections, connection
+
+from runs.engine.execution.runner import execute_run
+from runs.engine.execution.workers import MAX_WORKERS, check_workers, run_on_workers
+from runs.models import Run
+from runs.tasks import enqueue_run
+
+
+class BatchExecution:
+    """A mixin for ``RewindCommand``s that execute many runs."""
+
+    stderr: Any
+    from_shell: bool
+
+    def add_batch_execution_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=None,
+            help=f"run the batch on this many queue workers (1–{MAX_WORKERS}) started for it "
+            "(default: in this process)",
+        )
+        parser.add_argument(
+            "--enqueue",
+            action="store_true",
+            help="hand the batch to the task queue and print it queued",
+        )
+
+    def check_batch_execution(self, options: dict[str, Any]) -> None:
+        """Before anything is written: the options agree."""
+        if options["workers"] is not None:
+            check_workers(options["workers"])
+            if options["enqueue"]:
+                raise CommandError("--workers or --enqueue, not both")
+
+    def execute_batch(self, ids: list[int], options: dict[str, Any]) -> bool:
+        """Execute (or enqueue) the runs ``ids``; True when Ctrl-C interrupted them."""
+        if options["enqueue"]:
+            for run in Run.objects.filter(pk__in=ids):
+                enqueue_run(run)
+            return False
+        if options["workers"] is not None:
+            outcome = run_on_workers(
+                ids,
+                options["workers"],
+                progress=self.progress_bar(len(ids)),
+                quiet=self.from_shell,
+            )
+            return outcome.interrupted
+        return self.execute_here(ids)
+
+    def execute_here(self, ids: list[int]) -> bool:
+        """Execute the batch's runs one after another in this process; Ctrl-C withdraws
+        those not started (cancelled) and returns True."""
+        tick = self.progress_bar(len(ids))
+        for index, pk in enumerate(ids):
+            try:
+                run = execute_run(pk, on_step=None)
+            except KeyboardInterrupt:
+                Run.objects.withdraw(ids[index:], "withdrawn: the batch was interrupted (Ctrl-C)")
+                return True
+            if tick is not None:
+                tick(run)
+            if not connection.in_atomic_block:  # a long batch: drop stale connections
+                close_old_connections()
+        return False
+
+    def progress_bar(self, total: int):
+        """A bar on a terminal (stderr) as each run of the batch finishes; silent otherwise."""
+        if not self.stderr.isatty() or not total:
+            return None
+        done = [0]
+
+        def tick(item: Any) -> None:
+            run = getattr(item, "run", item)  # a worker's Done, or a run
+            done[0] += 1
+            filled = int(24 * done[0] / total)
+            self.stderr.write(
+                f"\r[{'#' * filled}{'.' * (24 - filled)}] {done[0]}/{total} "
+                f"run {run.pk}: {run.status}   ",
+                ending="" if done[0] < total else "\n",
+            )
+            self.stderr.flush()
+
+        return tick
