@@ -54,6 +54,7 @@ urlpatterns = [
     path("grids/", grids.grid_list, name="grid-list"),
     path("grids/<int:grid_id>/", grids.grid_detail, name="grid-detail"),
     path("batches/", batches.batch_list, name="batch-list"),
+    path("pipelines/<str:pipeline>/regress/", batches.regression_new, name="regression-new"),
     path("batches/<int:batch_id>/", batches.batch_detail, name="batch-detail"),
     path("batches/<int:batch_id>/export/", exports.batch_export, name="batch-export"),
     path("compare/", compare.compare_pick, name="compare-pick"),

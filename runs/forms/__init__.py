@@ -11,7 +11,7 @@ ForkForm``).
 - ``settings``  the provider defaults and the daily budget
 - ``imports``   the Import page: a tracker directory or a persister database
 - ``grids``     a what-if grid's values, the leaves a grid shows, the stored grids' page
-- ``batches``   a batch counterfactual's change and selection
+- ``batches``   a batch counterfactual's change and selection; a regression replay's
 - ``stability`` how many samples of a run, from which step
 - ``exports``   "Export as test"'s ``?against=``
 
@@ -22,7 +22,7 @@ May import: ``runs.engine``, ``runs.models`` and ``runs.lib``; never ``runs.view
 ``runs.pages`` (they import forms).
 """
 
-from runs.forms.batches import BatchForm
+from runs.forms.batches import BatchForm, RegressionForm
 from runs.forms.compare import (
     BisectForm,
     CompareForm,
@@ -55,6 +55,7 @@ __all__ = [
     "ORIGIN_CHOICES",
     "STATUS_CHOICES",
     "BatchForm",
+    "RegressionForm",
     "BisectForm",
     "CompareForm",
     "ComparePickForm",

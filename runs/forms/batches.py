@@ -1,5 +1,5 @@
 """The batch page's forms: the change a batch counterfactual applies (one field of a step, one
-value) and to which recorded runs."""
+value) and to which recorded runs; a regression replay's selection."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from django import forms
 
 from runs.engine.analysis.batches.request import parse_where
 from runs.engine.errors import RewindError
+from runs.models import Batch
 
 MAX_DASHBOARD_SAMPLES = 10
 
@@ -41,3 +42,18 @@ class BatchForm(forms.Form):
             return tuple(parse_where(line) for line in lines)
         except RewindError as exc:
             raise forms.ValidationError(str(exc).replace("--where", "each line")) from None
+
+
+class RegressionForm(forms.Form):
+    """A regression replay from the dashboard: which recorded runs of the pipeline, how many
+    (the newest), and samples per run."""
+
+    where = BatchForm.base_fields["where"]
+    limit = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=Batch.MAX_SOURCES,
+        help_text="optional: only the newest N matching runs",
+    )
+    samples = BatchForm.base_fields["samples"]
+    clean_where = BatchForm.clean_where

@@ -22,11 +22,15 @@ from runs.engine.analysis.batches import (
     make_batch,
     plan_batch,
 )
+from runs.engine.analysis.batches.making import Plan, plan_regression
+from runs.engine.analysis.batches.regression import regression_result
+from runs.engine.analysis.batches.request import RegressionRequest
 from runs.engine.analysis.projection import projected_cost
 from runs.engine.apps.registry import get_pipeline
+from runs.engine.apps.versions import app_version, stale_files
 from runs.engine.errors import PipelineError, RewindError
 from runs.engine.forking.overrides import current_fields
-from runs.forms import BatchForm, PageForm, field_text
+from runs.forms import BatchForm, PageForm, RegressionForm, field_text
 from runs.models import Batch, Node, Run
 from runs.tasks import enqueue_run
 from runs.views.common import create_or_refuse, get_batch, get_node, get_run, navigate
@@ -58,8 +62,16 @@ def batch_detail(request: HttpRequest, batch_id: int) -> HttpResponse:
         return HttpResponseBadRequest("bad parameter: " + form.errors.as_text())
     rows = Paginator(range(batch.sources.count()), SOURCES_PER_PAGE)
     page = rows.get_page(form.cleaned_data["page"] or 1)
-    result = batch_result(batch, page=list(page.object_list))
-    context = {"batch": batch, "result": result, "page": page, "query": request.GET.urlencode()}
+    positions = list(page.object_list)
+    regression = regression_result(batch, page=positions) if batch.is_regression else None
+    result = regression.result if regression else batch_result(batch, page=positions)
+    context = {
+        "batch": batch,
+        "result": result,
+        "regression": regression,
+        "page": page,
+        "query": request.GET.urlencode(),
+    }
     if request.htmx:
         response = render(request, "runs/batch_detail.html#batch-live", context)
         if result.progress.finished:
@@ -104,6 +116,48 @@ def batch_new(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespon
     return render(request, "runs/batch_new.html", context, status=status)
 
 
+@require_http_methods(["GET", "POST"])
+def regression_new(request: HttpRequest, pipeline: str) -> HttpResponse:
+    """Re-run the recorded runs of ``pipeline`` with its code as this server has it: the form
+    says which code (its version), how many runs match, and refuses when the code changed on
+    disk after the server loaded it. Admitted within the budget as a whole re-run of each run
+    (which calls the code changes is known only once it runs), then queued."""
+    try:
+        app = get_pipeline(pipeline)
+    except PipelineError as exc:
+        raise Http404(str(exc)) from None
+    form = RegressionForm(request.POST or None, initial={"samples": 0})
+    status = 200
+    if request.method == "POST":
+        batch, status = create_or_refuse(form, lambda: _make_regression(request, pipeline, form))
+        if batch is not None:
+            return navigate(request, reverse("batch-detail", args=[batch.pk]))
+    context = {
+        "pipeline": pipeline,
+        "form": form,
+        "code": app_version(app),
+        "stale": stale_files(pipeline),
+        "matching": Selection(pipeline=pipeline).queryset().count(),
+        "max_sources": Batch.MAX_SOURCES,
+    }
+    return render(request, "runs/regression_new.html", context, status=status)
+
+
+def _make_regression(request: HttpRequest, pipeline: str, form: RegressionForm) -> Batch | None:
+    data = form.cleaned_data
+    try:
+        wanted = RegressionRequest(
+            selection=Selection(pipeline=pipeline, where=data["where"]),
+            samples=data["samples"],
+            limit=data["limit"] or 0,
+        )
+        plan = plan_regression(wanted)
+    except RewindError as exc:
+        form.add_error(None, str(exc))
+        return None
+    return _admit_and_queue(request, plan, "this regression replay")
+
+
 def _make_batch(request: HttpRequest, run: Run, node: Node, form: BatchForm) -> Batch | None:
     data = form.cleaned_data
     try:
@@ -118,8 +172,14 @@ def _make_batch(request: HttpRequest, run: Run, node: Node, form: BatchForm) -> 
     except RewindError as exc:
         form.add_error(None, str(exc))
         return None
+    return _admit_and_queue(request, plan, "this batch")
+
+
+def _admit_and_queue(request: HttpRequest, plan: Plan, noun: str) -> Batch:
+    """Write the planned batch within the user's daily budget (``BudgetExceeded``: nothing
+    written) and queue its runs once they commit."""
     requests = [*plan.forks, *plan.sample_forks]
-    project = partial(projected_cost, *requests, what=f"this batch of {len(requests)} runs")
+    project = partial(projected_cost, *requests, what=f"{noun} of {len(requests)} runs")
     with admitted(request.user, project) as admission:  # BudgetExceeded: nothing written
         batch = make_batch(plan, created_by=request.user)
         rows = list(batch.sources.order_by("position").values_list("fork_id", "samples"))

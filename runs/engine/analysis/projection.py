@@ -88,11 +88,22 @@ def _what(requests: tuple[Fork | Crossed | NewRun, ...]) -> str:
 
 
 def _fork(fork: Fork | Crossed) -> Estimate:
+    if isinstance(fork, Fork) and fork.regression_code:
+        return _rerun(fork)
     plan = preview_crossed(fork) if isinstance(fork, Crossed) else preview_fork(fork)
     live = {s["sequence_id"]: s["projected_tokens"] for s in plan["steps"] if s["projected_tokens"]}
     nodes = fork.source.nodes.filter(sequence_id__in=list(live)).defer("inputs", "output", "prompt")
     costs = [_step_cost(node, live[node.sequence_id]) for node in nodes]
     return Estimate(plan["projected_tokens"], total_cost(costs))
+
+
+def _rerun(fork: Fork) -> Estimate:
+    """A regression run's most: what its source paid for its live steps. Which calls the new
+    code changes is known only once it runs, so the budget admits the whole re-run."""
+    paid = fork.source.nodes.filter(cache_source=Node.CacheSource.LIVE, total_tokens__gt=0)
+    nodes = list(paid.defer("inputs", "output", "prompt"))
+    costs = [_step_cost(node, node.total_tokens) for node in nodes]
+    return Estimate(sum(node.total_tokens for node in nodes), total_cost(costs))
 
 
 def _step_cost(node: Node, tokens: int) -> Decimal | None:

@@ -161,7 +161,8 @@ class Command(BatchExecution, RewindCommand):
             )
             self.stdout.write(
                 f"{row.source_id:>6} {row.fork_id or '-':>6}  {run.source.status:<10} "
-                f"{run.source.tokens:>6}  {row.error or what}" + (f" · {changes}" if changes else "")
+                f"{run.source.tokens:>6}  {row.error or what}"
+                + (f" · {changes}" if changes else "")
             )
         verdict = (
             f"FAIL (--fail-on {fail_on}): {len(failures)} run(s)"

@@ -28,23 +28,12 @@ from runs.engine.analysis.batches.results import (
     OutcomeChange,
     SourceResult,
     batch_result,
+    counts,
+    regressed,
 )
-from runs.engine.analysis.noise import WITHIN
 from runs.models import Batch, Node
 
 FAIL_ON = ("regress", "flip", "diverge")
-
-
-def counts(change: OutcomeChange) -> bool:
-    """A change the gate counts: any, unless the noise rule calls it the model's jitter."""
-    return change.verdict != WITHIN
-
-
-def regressed(change: OutcomeChange) -> bool:
-    """Passed before, not now (beyond noise when the source was sampled)."""
-    before = change.before is not None and change.before.passed is True
-    after = change.after is not None and change.after.passed is True
-    return change.flipped is not None and before and not after and counts(change)
 
 
 def _passed(value: Any) -> bool | None:
@@ -140,7 +129,8 @@ class RegressionResult:
 
     @property
     def regressions(self) -> int:
-        return sum(len(run.regressions) for run in self.runs if run.completed)
+        """Outcomes that passed and now fail, over every run (not only a page of them)."""
+        return sum(s.regressed for s in self.result.summary)
 
     def failures(self, fail_on: str) -> list[tuple[RunRegression, list[str]]]:
         found = [(run, run.problems(fail_on)) for run in self.runs]
@@ -167,6 +157,7 @@ class RegressionResult:
                     "high": round(s.interval[1], 6),
                     "beyond_noise": s.beyond,
                     "within_noise": s.within,
+                    "regressed": s.regressed,
                 }
                 for s in self.result.summary
             ],
@@ -174,9 +165,10 @@ class RegressionResult:
         }
 
 
-def regression_result(batch: Batch) -> RegressionResult:
-    """The batch's result and, in one more query, each run's divergence and changed code."""
-    result = batch_result(batch)
+def regression_result(batch: Batch, page: list[int] | None = None) -> RegressionResult:
+    """The batch's result and, in one more query, each run's divergence and changed code
+    (``page``: the row positions wanted, as ``batch_result`` takes them)."""
+    result = batch_result(batch, page=page)
     pairs = [(s.row.source_id, s.row.fork_id) for s in result.sources if s.row.fork_id]
     steps = _steps([pk for pair in pairs for pk in pair])
     runs = []

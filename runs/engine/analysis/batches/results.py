@@ -24,7 +24,7 @@ from typing import Any
 from django.db.models import Q, Sum
 
 from runs.engine.analysis.batches.wilson import wilson
-from runs.engine.analysis.noise import NO_SAMPLES, judge
+from runs.engine.analysis.noise import NO_SAMPLES, WITHIN, judge
 from runs.engine.analysis.outcomes.values import OutcomeValue, evaluate_runs
 from runs.lib.hashing import canonical_json
 from runs.models import Batch, BatchSource, Node, Run
@@ -88,6 +88,19 @@ class SourceResult:
         return data
 
 
+def counts(change: OutcomeChange) -> bool:
+    """A change a gate counts: any, unless the noise rule calls it the model's jitter."""
+    return change.verdict != WITHIN
+
+
+def regressed(change: OutcomeChange) -> bool:
+    """Passed before, not after the change — fails, is missing or cannot be checked — beyond
+    noise when the source was sampled."""
+    before = change.before is not None and change.before.passed is True
+    after = change.after is not None and change.after.passed is True
+    return change.flipped is not None and before and not after and counts(change)
+
+
 @dataclass(frozen=True)
 class Summary:
     """The flip rate of one outcome (under one value) over the sources whose fork completed."""
@@ -98,6 +111,7 @@ class Summary:
     flipped: int
     beyond: int  # flips judged beyond-noise
     within: int  # flips judged within-noise
+    regressed: int = 0  # passed before, not after (``regressed``)
 
     @property
     def rate(self) -> float | None:
@@ -280,19 +294,20 @@ def _summaries(batch: Batch, results: list[SourceResult]) -> list[Summary]:
     """Per value (in order), per outcome (in the order declared)."""
     out = []
     for index, value in enumerate(batch.values):
-        counts: dict[str, list[int]] = {}
+        tally: dict[str, list[int]] = {}
         for result in results:
             if result.row.value_index != index:
                 continue
             for change in result.outcomes:
-                n_flip = counts.setdefault(change.name, [0, 0, 0, 0])
+                n_flip = tally.setdefault(change.name, [0, 0, 0, 0, 0])
                 if change.flipped is None:
                     continue
                 n_flip[0] += 1
+                n_flip[4] += regressed(change)
                 if change.flipped:
                     n_flip[1] += 1
                     n_flip[2] += change.verdict == "beyond-noise"
                     n_flip[3] += change.verdict == "within-noise"
-        for name, (n, flipped, beyond, within) in counts.items():
-            out.append(Summary(name, str(value), n, flipped, beyond, within))
+        for name, (n, flipped, beyond, within, worse) in tally.items():
+            out.append(Summary(name, str(value), n, flipped, beyond, within, worse))
     return out
