@@ -134,6 +134,12 @@ class _Declared:
     spec: Any
 
 
+def node_version(spec: Any) -> str:
+    """The code version of a declared node (its spec's functions, name and version): what
+    ``code_version`` gives its step."""
+    return code_version(_Declared(spec))
+
+
 def app_files(app: Any) -> list[Path]:
     """The source files of ``app``'s actions and of the module it is registered from."""
     found: dict[str, Path] = {}

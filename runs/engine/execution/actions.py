@@ -21,6 +21,7 @@ from burr.core import State
 from burr.core.action import SingleStepAction
 
 from runs.engine.apps.specs import LLMNode, NodeSpec, Pipeline, ToolNode
+from runs.engine.apps.versions import node_version
 from runs.engine.calls import cache
 from runs.engine.calls.inflight import call_lock
 from runs.engine.calls.keys import llm_cache_key, tool_cache_key
@@ -111,6 +112,9 @@ class RunContext:
     # fails the step and no uncaptured connection leaves (unless the network is allowed). In a
     # fork, a step whose inputs are its source's is guarded the same way, but may miss.
     replay: bool = False
+    # A regression run (``Run.regression_code``): a declared tool whose source changed since
+    # the recorded step executes again (``_tool_version``).
+    regression: bool = False
     allow_network: bool = False
     warnings: list[str] = field(default_factory=list)  # what the capture could not see
     # A preview walks the cache the way the fork will, writing nothing: a miss stops it,
@@ -370,7 +374,8 @@ def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) ->
         record.cache_source = "override"
         output = overrides["output"].value
     else:
-        key = tool_cache_key(spec.name, spec.version, {"args": args, "data": data})
+        version = _tool_version(spec, ctx)
+        key = tool_cache_key(spec.name, version, {"args": args, "data": data})
         record.cache_key = key
         pinned = ctx.pins.get((ctx.sequence_id, key, 0))
         entry = None if ctx.live else cache.get_tool(key, 0, pinned)
@@ -382,18 +387,32 @@ def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) ->
             raise PreviewMiss(key)
         else:
             if not ctx.live:
-                record.cache_note = cache.explain_tool(spec.name, spec.version, args)
+                record.cache_note = cache.explain_tool(spec.name, version, args)
             ctx.going_live()
             output = _compute(spec, args, ctx)
             with ctx.fence.writing():
                 stored = cache.put_tool(
-                    key=key, tool=spec.name, tool_version=spec.version, args=args, result=output
+                    key=key, tool=spec.name, tool_version=version, args=args, result=output
                 )
             record.cache_entries.append(f"tool:{stored.pk}")
     if spec.artifact and not ctx.preview:
         with ctx.fence.writing():
             ctx.artifact = write_artifact(ctx.artifact_dir, ctx.run_id, output)
     return output
+
+
+def _tool_version(spec: ToolNode, ctx: RunContext) -> str:
+    """What a tool's answers are keyed by: its declared ``version`` — and, in a regression run
+    whose tool's source differs from the recorded step's, that source's hash too, so the new
+    code executes instead of the cache answering with the old code's result (and its results
+    are kept apart from the old code's for every other run)."""
+    if not ctx.regression:
+        return spec.version
+    source = ctx.source_steps.get(ctx.sequence_id)
+    current = node_version(spec)
+    if source is None or not source.code_version or source.code_version == current:
+        return spec.version
+    return f"{spec.version}+{current[:16]}"
 
 
 def _compute(spec: ToolNode, args: dict, ctx: RunContext) -> Any:

@@ -438,6 +438,7 @@ def _context(run: Run, prior: list[Node], source_steps: list[Node]) -> RunContex
     ctx.known_blobs = known_blobs(run.parent, [*prior, *source_steps])
     ctx.replay = run.mode == Run.Mode.CACHE and run.sample_of_id is None and run.replays_parent
     ctx.allow_network = run.allow_network or settings.REWIND_ALLOW_NETWORK
+    ctx.regression = bool(run.regression_code)
     return ctx
 
 

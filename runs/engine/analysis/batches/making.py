@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.db import transaction
 
@@ -103,9 +103,10 @@ def plan_regression(request: RegressionRequest) -> Plan:
                     f"run {source.pk} {source.status}"
                     + (f": {source.error}" if source.error else "")
                 )
-            row = PlannedSource(source, 0, regression_request(source, code.version))
-            if request.samples:
-                row.samples = sample_request(source, request.samples)
+            fork = regression_request(source, code.version)
+            row = PlannedSource(source, 0, fork)
+            if request.samples:  # the new code's noise: live re-runs, not the source's samples
+                row.samples = replace(fork, live=True)
         except RewindError as exc:
             row = PlannedSource(source, 0, None, str(exc))
         plan.rows.append(row)
@@ -136,7 +137,9 @@ def make_batch(plan: Plan, created_by: object = None) -> Batch:
         for position, planned in enumerate(plan.rows):
             fork = make_fork(planned.fork) if planned.fork is not None else None
             samples = []
-            if planned.samples is not None:
+            if planned.samples is not None and plan.code is not None:
+                samples = [make_fork(planned.samples) for _ in range(request.samples)]
+            elif planned.samples is not None:
                 samples = make_samples(planned.source, request.samples, request=planned.samples)
             rows.append(
                 BatchSource(

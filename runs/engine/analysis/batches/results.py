@@ -10,8 +10,11 @@ forks spent (one).
   is missing on one side and not the other differs; missing on both does not).
 - ``verdict``: ``no-samples`` when the source has no finished sample — neither the batch's
   own nor one it already had (a stability run, an earlier batch); otherwise the noise rule
-  (``noise.judge``) on the value after, against the source's value and its samples'. An outcome that did not flip is
-  within-noise by that rule (its value is the source's own).
+  (``noise.judge``) on the value after, against the source's value and its samples'. An
+  outcome that did not flip is within-noise by that rule (its value is the source's own).
+  A regression replay's samples are live re-runs with the new code (the old code cannot run
+  again, and samples the source already has may be of either): the rule is asked the other
+  way round — the source's value against the value after and those samples'.
 - A source whose fork has not completed (still running, failed) counts in no rate: its
   outcomes after the change are not there to compare.
 """
@@ -207,10 +210,10 @@ def batch_result(batch: Batch, page: list[int] | None = None) -> BatchResult:
     # The batch's own samples, and — in the same query — the finished samples its sources
     # already had (a stability run, an earlier batch's), which judge noise as well.
     mine = set(sample_ids)
-    found = Run.objects.filter(
-        Q(pk__in=sample_ids)
-        | Q(sample_of_id__in={row.source_id for row in rows}, status=Run.Status.COMPLETED)
-    ).only("id", "pipeline", "status", "sample_of_id")
+    wanted = Q(pk__in=sample_ids)
+    if not batch.is_regression:  # a regression replay's samples are of the new code: its own
+        wanted |= Q(sample_of_id__in={row.source_id for row in rows}, status=Run.Status.COMPLETED)
+    found = Run.objects.filter(wanted).only("id", "pipeline", "status", "sample_of_id")
     samples = [s for s in found if s.pk in mine]
     had = [s for s in found if s.pk not in mine]
     by_pk = {s.pk: s for s in [*samples, *had]}
@@ -280,6 +283,11 @@ def _source(
         flipped = canonical_json(_key(was)) != canonical_json(_key(now))
         if not drawn:
             verdict = NO_SAMPLES
+        elif batch.is_regression:
+            # Samples of the new code (the old cannot run again): is the recorded value one
+            # the new code still gives? Outside what it gave every time: the change.
+            observed = [_key(now), *(_key(d.get(name)) for d in drawn)]
+            verdict = judge(_key(was), observed)
         else:
             observed = [_key(was), *(_key(d.get(name)) for d in drawn)]
             verdict = judge(_key(now), observed)
