@@ -143,11 +143,22 @@ def _sources_literal(sources: dict[str, dict[str, Any]]) -> str:
 
 def _about(batch: Batch) -> str:
     values = ", ".join(repr(v) for v in batch.values)
+    if batch.is_regression:
+        what = (
+            f"Regression replay {batch.pk} re-ran the recorded runs of the {batch.pipeline} "
+            f"pipeline with its code at {batch.code_label}. One test per recorded run: its "
+            "regression run is replayed offline and each outcome with that code must be what "
+            "the regression replay recorded (its value, and whether its check passed)."
+        )
+    else:
+        what = (
+            f"Batch {batch.pk} set {batch.field} of step {batch.node} to {values} in runs of "
+            f"the {batch.pipeline} pipeline. One test per source run: the batch's fork of it is "
+            "replayed offline and each outcome after the change must be what the batch "
+            "recorded (its value, and whether its check passed)."
+        )
     paragraphs = [
-        f"Batch {batch.pk} set {batch.field} of step {batch.node} to {values} in runs of the "
-        f"{batch.pipeline} pipeline. One test per source run: the batch's fork of it is "
-        "replayed offline and each outcome after the change must be what the batch recorded "
-        "(its value, and whether its check passed).",
+        what,
         "Run it with `pytest` (`-rs` lists the skipped sources and why). It needs Rewind "
         "installed (the `runs` and `rewind_site` packages importable) and nothing else: no "
         "Rewind database, no network, no API key. A child process builds a throwaway SQLite "

@@ -26,12 +26,15 @@ from runs.engine.analysis.batches.junit import junit_xml
 from runs.engine.analysis.batches.making import plan_regression
 from runs.engine.analysis.batches.regression import regression_result
 from runs.engine.analysis.batches.request import RegressionRequest, Selection
+from runs.engine.analysis.batches.suite import build_suite
 from runs.engine.analysis.batches.wilson import wilson
+from runs.engine.analysis.export.files import write_export
 from runs.engine.apps import registry
 from runs.engine.execution.runner import execute_run
 from runs.models import Node, Run
 from runs.pipelines import analysis
 from runs.tests.helpers import regressed_research
+from runs.tests.helpers.exported_tests import run_pytest
 
 pytestmark = pytest.mark.django_db
 
@@ -190,3 +193,20 @@ def test_a_fork_among_the_runs_is_skipped_with_the_reason(recorded, run_fork):
     assert skipped.problems("regress") == []
     suite = ElementTree.fromstring(junit_xml(result, "regress"))
     assert suite.get("skipped") == "1"
+
+
+def test_a_regression_replay_exports_as_a_suite_that_passes_offline(recorded, tmp_path):
+    result = regress(recorded[:2])
+    home = tmp_path / "home"
+    home.mkdir()
+
+    suite = build_suite(result.batch)
+    out = tmp_path / "suite"
+    write_export(suite, out)
+
+    assert suite.tests == 2 and suite.skipped == 0
+    text = (out / f"test_rewind_batch_{result.batch.pk}.py").read_text()
+    assert f"Regression replay {result.batch.pk} re-ran the recorded runs" in text
+    done = run_pytest(out, home, "-rs")
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    assert "2 passed" in done.stdout
