@@ -29,6 +29,7 @@ from runs.models.states import BurrState, BurrStateManager, BurrStateQuerySet
 from runs.models.provider_settings import ProviderSettings
 from runs.models.batches import Batch, BatchQuerySet, BatchSource
 from runs.models.outcomes import Outcome
+from runs.models.prunes import Prune
 # isort: on
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "NodeQuerySet",
     "Outcome",
     "ProviderSettings",
+    "Prune",
     "Run",
     "RunQuerySet",
     "StoresBlobs",

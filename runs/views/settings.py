@@ -1,5 +1,5 @@
-"""The settings page: the provider defaults and the daily budget (staff change them), and
-what the signed-in user has spent today."""
+"""The settings page: the provider defaults and the daily budget (staff change them), what the
+signed-in user has spent today, and how much history is kept (the last prunes)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,10 @@ from runs.engine.providers.config import (
     current_config,
 )
 from runs.forms import SettingsForm
-from runs.models import ProviderSettings
+from runs.models import ProviderSettings, Prune
 from runs.views.common import navigate
+
+PRUNES_SHOWN = 5  # the last prunes, on the settings page
 
 
 @require_http_methods(["GET", "POST"])
@@ -68,5 +70,7 @@ def provider_settings(request: HttpRequest) -> HttpResponse:
         "can_edit": request.user.is_staff,
         "standing": standing(request.user),
         "time_zone": django_settings.TIME_ZONE,
+        "retention_days": django_settings.REWIND_RETENTION_DAYS,
+        "prunes": Prune.objects.all()[:PRUNES_SHOWN],
     }
     return render(request, "runs/settings.html", context, status=status)
