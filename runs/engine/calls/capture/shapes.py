@@ -82,6 +82,13 @@ class _Scanner:
             for plugin in get_mapping_from_secret_type_to_class().values()
             if issubclass(plugin, RegexBasedDetector) and plugin.__name__ not in NOT_USED
         ]
+        # Each rule with what any text it matches must contain (``needles``): most texts hold
+        # none of them, and a substring test costs a fraction of the rule's scan.
+        self.rules = [
+            (getattr(plugin, "is_formally_valid", None), rule, needles(rule))
+            for plugin in self.plugins
+            for rule in plugin.denylist
+        ]
         self.entropy = [HexHighEntropyString(), Base64HighEntropyString()]
         self.charsets = [frozenset(check.charset) for check in self.entropy]
         self.ordinary = (is_sequential_string, is_potential_uuid)
@@ -91,14 +98,17 @@ class _Scanner:
         one (a URL's password, not the URL), with the rest of its token (a JWT's signature, a
         GitLab token after its prefix), a private key's whole block; overlaps merged."""
         found: list[tuple[int, int]] = []
-        for plugin in self.plugins:
-            valid = getattr(plugin, "is_formally_valid", None)  # the JWT plugin's own check
-            for rule in plugin.denylist:
-                for match in rule.finditer(text):
-                    if valid is not None and not valid(match.group(0)):
-                        continue
-                    groups = [g for g in range(1, rule.groups + 1) if match.group(g)]
-                    found.append(_whole(text, *match.span(groups[-1] if groups else 0)))
+        folded = text.casefold() if any(r.flags & re.IGNORECASE for _, r, _ in self.rules) else text
+        for valid, rule, needed in self.rules:  # valid: the JWT plugin's own check
+            if needed and not any(
+                n in (folded if rule.flags & re.IGNORECASE else text) for n in needed
+            ):
+                continue
+            for match in rule.finditer(text):
+                if valid is not None and not valid(match.group(0)):
+                    continue
+                groups = [g for g in range(1, rule.groups + 1) if match.group(g)]
+                found.append(_whole(text, *match.span(groups[-1] if groups else 0)))
         merged: list[tuple[int, int]] = []
         for start, end in sorted(found):
             if merged and start <= merged[-1][1]:
@@ -122,6 +132,64 @@ class _Scanner:
         return any(
             check.calculate_shannon_entropy(piece) > check.entropy_limit for check in possible
         )
+
+
+def needles(rule: re.Pattern[str]) -> tuple[str, ...]:
+    """Substrings one of which every match of ``rule`` contains (casefolded for a rule that
+    ignores case), read from the rule itself; () when it has none worth testing — then the
+    rule always runs. ``AKIA[0-9A-Z]{16}`` → ("AKIA",); ``(?:ghp|gho)_…`` → ("ghp_", "gho_")."""
+    try:
+        parsed = re._parser.parse(rule.pattern, rule.flags)  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 — a pattern the parser does not take: always run it
+        return ()
+    found = _alternatives(list(parsed))
+    if not found or min(map(len, found)) < MIN_NEEDLE:
+        return ()
+    if rule.flags & re.IGNORECASE:
+        found = {n.casefold() for n in found}
+    return tuple(sorted(found))
+
+
+MIN_NEEDLE = 2  # a single character is in every text
+
+
+def _alternatives(items: list) -> set[str] | None:
+    """Literals one of which a match of the sequence ``items`` contains (the longest such
+    set the sequence shows), or None. Reads the parser's tree: runs of literal characters, and
+    a group whose every branch has its own literal."""
+    from re._constants import BRANCH, LITERAL, SUBPATTERN  # type: ignore[import-not-found]
+
+    best: set[str] | None = None
+    run: list[str] = []
+
+    def consider(candidate: set[str] | None) -> None:
+        nonlocal best
+        if candidate and (best is None or min(map(len, candidate)) > min(map(len, best))):
+            best = candidate
+
+    for op, arg in [*items, (None, None)]:
+        if op is LITERAL:
+            run.append(chr(arg))
+            continue
+        if run:
+            consider({"".join(run)})
+        prefix, run = "".join(run), []
+        if op is SUBPATTERN:
+            inner = _alternatives(list(arg[-1]))
+            consider(inner)
+            if len(arg[-1]) == 1 and arg[-1][0][0] is BRANCH:
+                branches = [_alternatives(list(b)) for b in arg[-1][0][1][1]]
+                if all(branches):
+                    consider(
+                        {prefix + n for b in branches for n in b}
+                        if prefix
+                        else set().union(*branches)
+                    )
+        elif op is BRANCH:
+            branches = [_alternatives(list(b)) for b in arg[1]]
+            if all(branches):
+                consider(set().union(*branches))
+    return best
 
 
 @functools.cache

@@ -18,6 +18,7 @@ import base64
 import io
 import json
 import logging
+import re
 import secrets
 import zipfile
 from collections.abc import Iterator
@@ -29,7 +30,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from runs.engine.apps import registry
-from runs.engine.calls.capture import redaction
+from runs.engine.calls.capture import redaction, shapes
 from runs.engine.calls.capture.core import Outgoing, StepCalls
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
@@ -349,3 +350,40 @@ def test_a_urls_own_credentials_are_known_to_redact_them_where_they_are_quoted()
     quoted = redaction.redact_text(f"Unknown webhook {token} at {url}", found)
     assert token not in quoted and password not in quoted
     assert f"/api/webhooks/{WEBHOOK_ID}/[redacted:" in quoted  # in its path: the fingerprint
+
+
+def _full_scan(text: str) -> list[tuple[int, int]]:
+    """What the scanner finds with every rule run on the whole text (no needle skipped)."""
+    scanner = shapes.scanner()
+    rules = scanner.rules
+    try:
+        scanner.rules = [(valid, rule, ()) for valid, rule, _ in rules]
+        return scanner.spans(text)
+    finally:
+        scanner.rules = rules
+
+
+@pytest.mark.parametrize("name", sorted(_shapes()))
+def test_a_rules_needles_never_hide_what_the_rule_finds(name):
+    shape = _shapes()[name]
+    for text in (
+        shape,
+        f"x {shape} y",
+        f"AWS secret key = '{shape}'",
+        shape.upper(),
+        shape.lower(),
+    ):
+        assert shapes.scanner().spans(text) == _full_scan(text), text
+
+
+def test_every_rule_with_needles_skips_prose_and_the_scan_finds_the_same():
+    rules = shapes.scanner().rules
+    assert sum(1 for _, _, needed in rules if needed) >= len(rules) - 3  # most rules skip
+    # A needle is read from the rule: every match of it contains one (case folded if asked).
+    for _, rule, needed in rules:
+        for shape in _shapes().values():
+            for match in rule.finditer(shape):
+                text = match.group(0).casefold() if rule.flags & re.IGNORECASE else match.group(0)
+                assert not needed or any(n in text for n in needed), (rule.pattern, needed)
+    prose = " ".join(["the cost of each policy in the east region was 42.5 per contact"] * 60)
+    assert shapes.scanner().spans(prose) == _full_scan(prose) == []
