@@ -55,5 +55,11 @@ class RegressionForm(forms.Form):
         max_value=Batch.MAX_SOURCES,
         help_text="optional: only the newest N matching runs",
     )
-    samples = BatchForm.base_fields["samples"]
+    samples = forms.IntegerField(
+        min_value=0,
+        max_value=MAX_DASHBOARD_SAMPLES,
+        initial=0,
+        help_text="live re-runs per run with the new code (they cost tokens): a flip the new "
+        "code does not repeat is then judged within noise",
+    )
     clean_where = BatchForm.clean_where
