@@ -46,7 +46,7 @@ def test_the_form_names_the_code_and_the_matching_runs(signed_in, regions):
     page = signed_in.get("/pipelines/research/regress/").content.decode()
     version = versions.app_version(get_pipeline("research"))
     assert version.version[:12] in page
-    assert "Re-run 3 runs with this code" in page
+    assert "3 now, at most" in page and "Re-run the matching runs with this code" in page
     assert signed_in.get("/pipelines/nope/regress/").status_code == 404
 
 
