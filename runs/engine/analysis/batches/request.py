@@ -159,5 +159,7 @@ class RegressionRequest:
     def __post_init__(self) -> None:
         if not 0 <= self.samples <= MAX_SAMPLES:
             raise ForkError(f"--samples must be between 0 and {MAX_SAMPLES}, got {self.samples}")
+        if self.limit and self.selection.runs:
+            raise ForkError("--limit narrows a --pipeline selection; --runs names every run")
         if not 0 <= self.limit <= Batch.MAX_SOURCES:
             raise ForkError(f"--limit must be between 1 and {Batch.MAX_SOURCES}, got {self.limit}")
