@@ -33,8 +33,9 @@ speaks enough of the OpenAI HTTP API for them. The simulator:
   visibly changes downstream prose (which is what makes forks and diffs meaningful);
 * recognises a few prompt shapes real apps use: a ``JSON keys: a, b, c`` line in the
   system message (a compact JSON object with exactly those keys), a "json object with
-  these keys" bullet list, "respond with a single word, one of: a, b, c" (or "the following modes: a, b, c") (exactly one of
-  the listed words, the one that best matches the request), "questions joined by
+  these keys" bullet list, "respond with a single word, one of: a, b, c" or "the
+  following modes: a, b, c" (exactly one of the listed words, the one that best matches
+  the request), "questions joined by
   newlines", "respond with only code", a poem, an email draft;
 * is deterministic at temperature 0 (seeded from the sha256 of the canonical request;
   ``stream``/``stream_options`` do not count, so a streamed answer equals the plain one)
