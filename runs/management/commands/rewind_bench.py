@@ -16,6 +16,7 @@ from runs.bench.noise import noise_figures
 from runs.bench.pages import live_latency_figure, run_page_figure
 from runs.bench.pipelines import register
 from runs.bench.recording import recording_figures
+from runs.bench.regress import regress_figures
 from runs.bench.replays import bytes_figure, diff_figures, replay_figures, whole_replay_figures
 from runs.bench.transports import transport_figures
 from runs.bench.values import values_figures
@@ -139,6 +140,7 @@ class Command(RewindCommand):
             *noise_figures(),
             *bisect_figures(),
             *import_figures(),
+            *regress_figures(repeat),
             *(batch_figures(options["batch_runs"]) if options["batch_runs"] > 0 else []),
         ]
         figures = {
