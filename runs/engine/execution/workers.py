@@ -200,10 +200,14 @@ def _warm_up(config: WorkerConfig) -> None:
     import runs.engine.analysis.diff
     import runs.tasks  # noqa: F401 — imports the runner, and Burr with it
     from runs.engine.apps.registry import get_pipeline
+    from runs.engine.calls import capture
 
     for name in config.pipelines:
         with suppress(Exception):  # one that does not load fails its runs, saying why
             get_pipeline(name)
+    # What the first step would otherwise load: the capture's adapters (each imports the
+    # library it wraps) and the credential scanner's rules — idle until a step runs.
+    capture.install()
 
 
 # -- this process -------------------------------------------------------------------------------
