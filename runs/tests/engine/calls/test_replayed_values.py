@@ -368,3 +368,33 @@ def test_a_forks_steps_read_their_sources_values_and_its_inherited_steps_carry_t
     assert again.status == Run.Status.COMPLETED, again.error
     assert again.nodes.get(name="draw").output["drawn"] == drawn
     assert again.nodes.get(name="echo").output == fork.nodes.get(name="echo").output
+
+
+def test_a_regression_replay_gives_unchanged_lines_their_recorded_values(apps, monkeypatch):
+    """A regression run (issue 32) re-executes every step with the code as it is now: a line
+    that reads the clock and a fresh id gets what it read when recorded, so the prompt that
+    embeds them is unchanged and answered from the cache — with the provider gone."""
+    from runs.engine.analysis.batches import batch_run_ids, make_batch
+    from runs.engine.analysis.batches.making import plan_regression
+    from runs.engine.analysis.batches.regression import regression_result
+    from runs.engine.analysis.batches.request import RegressionRequest, Selection
+
+    provider = LoopbackProvider()
+    with provider.serve() as url:
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        source = record("values_dated")
+    monkeypatch.setenv("OPENAI_BASE_URL", closed_port_url())
+    time.sleep(0.01)
+
+    batch = make_batch(plan_regression(RegressionRequest(Selection(runs=(source.pk,)))))
+    (pk,) = batch_run_ids(batch)
+    run = execute_run(pk)
+
+    assert run.status == Run.Status.COMPLETED, run.error
+    assert run.regression_code == batch.code_version
+    step, recorded = run.nodes.get(), source.nodes.get()
+    assert step.cache_source == Node.CacheSource.CACHE and step.total_tokens == 0
+    assert step.output["prompt"] == recorded.output["prompt"]
+    ((result),) = regression_result(batch).runs
+    assert result.first_divergence is None and result.source.tokens == 0
+    assert len(provider.chat_calls()) == 1  # the recording's only
