@@ -64,6 +64,8 @@ ROUTES = [
     Route("node-batch", "/runs/{run}/nodes/0/batch/", "GET", "login"),
     Route("node-batch", "/runs/{run}/nodes/0/batch/", "POST", "login"),
     Route("batch-list", "/batches/", "GET", "login"),
+    Route("regression-new", "/pipelines/research/regress/", "GET", "login"),
+    Route("regression-new", "/pipelines/research/regress/", "POST", "login"),
     Route("batch-detail", "/batches/1/", "GET", "login"),
     Route("batch-export", "/batches/1/export/", "GET", "login"),
     Route("grid-list", "/grids/", "GET", "login"),
