@@ -92,6 +92,7 @@ def rows(research_run, run_fork) -> dict[str, Any]:
         "run_a": research_run.pk,
         "run_b": fork.pk,
         "grid_id": grid.pk,
+        "pipeline": research_run.pipeline,
     }
 
 
