@@ -29,7 +29,8 @@ class Blob(models.Model):
     """A value stored once, under the sha256 of its canonical JSON (DESIGN.md, rule 4): Burr
     state snapshots and the inputs, outputs and prompts of steps. Runs, steps and forks refer
     to blobs by hash, so an unchanged replay — whose states and outputs are its parent's —
-    adds only its own step rows. Blobs are never rewritten and never deleted."""
+    adds only its own step rows. Blobs are never rewritten; one is deleted only by a prune
+    (``runs.engine.retention``), once no step or state refers to it."""
 
     sha256 = models.CharField(max_length=64, primary_key=True)
     body = models.TextField()  # canonical JSON: sorted keys, compact separators, UTF-8

@@ -111,6 +111,15 @@ class Node(StoresBlobs):
         constraints = [
             models.UniqueConstraint(fields=["run", "sequence_id"], name="node_unique_step"),
         ]
+        # The blob references, indexed so that deleting a blob (``rewind_prune``) checks its
+        # foreign keys by an index rather than by a scan of every step (tens of ms a blob at a
+        # few thousand runs, growing with the history); the constraint itself stays, since it
+        # is what stops a prune from deleting a blob a run is writing a reference to.
+        indexes = [
+            models.Index(fields=["inputs_blob"], name="node_inputs_blob"),
+            models.Index(fields=["output_blob"], name="node_output_blob"),
+            models.Index(fields=["prompt_blob"], name="node_prompt_blob"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name}#{self.sequence_id} of run {self.run_id}"

@@ -40,7 +40,7 @@ class BurrState(StoresBlobs):
     sequence_id = models.IntegerField()
     position = models.CharField(max_length=100)
     status = models.CharField(max_length=10)
-    # Not indexed: nothing looks a state row up by its snapshot, and blobs are never deleted.
+    # Indexed in Meta (``burr_state_blob``): a prune deleting a blob checks this key.
     state_blob = models.ForeignKey(Blob, on_delete=models.PROTECT, related_name="+", db_index=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -54,7 +54,10 @@ class BurrState(StoresBlobs):
                 name="burr_state_unique_row",
             ),
         ]
-        indexes = [models.Index(fields=["partition_key", "app_id", "-sequence_id"])]
+        indexes = [
+            models.Index(fields=["partition_key", "app_id", "-sequence_id"]),
+            models.Index(fields=["state_blob"], name="burr_state_blob"),
+        ]
 
     def __str__(self) -> str:
         return f"app {self.app_id} step {self.sequence_id} ({self.position}, {self.status})"
