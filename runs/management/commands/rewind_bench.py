@@ -5,6 +5,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from runs.bench.anchor import anchor_figures
 from runs.bench.batches import batch_figure, batch_figures
 from runs.bench.bisect import bisect_figures
 from runs.bench.capture import capture_figures
@@ -18,6 +19,7 @@ from runs.bench.pipelines import register
 from runs.bench.recording import recording_figures
 from runs.bench.regress import regress_figures
 from runs.bench.replays import bytes_figure, diff_figures, replay_figures, whole_replay_figures
+from runs.bench.storage import storage_figures
 from runs.bench.transports import transport_figures
 from runs.bench.values import values_figures
 from runs.engine.analysis.diff import diff_runs
@@ -70,6 +72,11 @@ class Command(RewindCommand):
             "--lists-only",
             action="store_true",
             help="only the list figures (a minute; the whole bench takes many)",
+        )
+        parser.add_argument(
+            "--no-storage",
+            action="store_true",
+            help="leave out the storage figures (10,000 runs with and without pruning: minutes)",
         )
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
@@ -136,12 +143,14 @@ class Command(RewindCommand):
             *capture_figures(repeat),
             *transport_figures(repeat),
             *recording_figures(repeat),
+            *anchor_figures(repeat, say=self.stderr.write),
             *values_figures(loop_source, repeat),
             *noise_figures(),
             *bisect_figures(),
             *import_figures(),
             *regress_figures(repeat),
             *(batch_figures(options["batch_runs"]) if options["batch_runs"] > 0 else []),
+            *([] if options["no_storage"] else storage_figures(say=self.stderr.write)),
         ]
         figures = {
             "cold_run_s": round(cold_s, 4),

@@ -17,7 +17,7 @@ def test_it_reports_ratios_and_an_identical_zero_token_replay(rewind_settings):
     out = io.StringIO()
     call_command(
         "rewind_bench", "--json", "--repeat", "1", "--batch-runs", "0", "--list-runs", "0",
-        "--memory-replays", "0", stdout=out, stderr=io.StringIO(),
+        "--memory-replays", "0", "--no-storage", stdout=out, stderr=io.StringIO(),
     )  # fmt: skip
     figures = json.loads(out.getvalue())
 
@@ -37,7 +37,7 @@ def test_every_figure_is_a_ratio_to_an_anchor_measured_beside_it(rewind_settings
     out = io.StringIO()
     call_command(
         "rewind_bench", "--json", "--repeat", "1", "--batch-runs", "5", "--list-runs", "1",
-        "--memory-replays", "20", stdout=out, stderr=io.StringIO(),
+        "--memory-replays", "20", "--no-storage", stdout=out, stderr=io.StringIO(),
     )  # fmt: skip
     table = json.loads(out.getvalue())["figures"]
 
