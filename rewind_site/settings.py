@@ -296,7 +296,9 @@ REWIND_REPLAY_VALUES = env_bool("REWIND_REPLAY_VALUES", True)
 # How many days of runs to keep (runs.engine.retention): rewind_prune without --older-than removes
 # the lineages whose every run is older. Unset: rewind_prune needs --older-than; nothing is
 # removed by itself (schedule rewind_prune, e.g. daily from cron, to keep history bounded).
-REWIND_RETENTION_DAYS = env_float("REWIND_RETENTION_DAYS", 0.0, minimum=0.0, maximum=36_500.0) or None
+REWIND_RETENTION_DAYS = (
+    env_float("REWIND_RETENTION_DAYS", 0.0, minimum=0.0, maximum=36_500.0) or None
+)
 # Where the dashboard is reached (https://rewind.example.com): links written outside it — the
 # diff of each failing run in rewind_regress's JUnit file — start with it. Unset: no links.
 REWIND_BASE_URL = env_str("REWIND_BASE_URL").rstrip("/")
