@@ -17,4 +17,9 @@ may import anything of the app, nothing of the product imports it.
 - ``pages``     the dashboard: the 500-step run page, step → browser latency
 - ``lists``     the runs list, compare page and search at 50,000 runs
 - ``memory``    a worker's memory over thousands of replays
+- ``anchor``    ``rewind_hooks`` against Burr's tracker plus OpenTelemetry's openai
+                instrumentation with content (the bench extra), with a profile when it fails
+- ``regress``   a regression replay's tokens and wall time against a full re-run
+- ``storage``   bytes a recorded run stores against the tracker's log; 10,000 runs' storage
+                with and without daily pruning
 """
