@@ -41,6 +41,7 @@ from runs.engine.analysis.projection import NewRun, projected_cost
 from runs.engine.apps.registry import pipeline_names
 from runs.forms import ORIGIN_CHOICES, NewRunForm, PageForm, PipelinePickForm, RunFilterForm
 from runs.models import Node, Run
+from runs.models.blobs import PackedText
 from runs.models.lineage import LineageCounts, Placed, lineage_counts, place_lineages
 from runs.models.search import search_runs
 from runs.pages.change import LIST_VALUE_CHARS, Change, describe_change
@@ -117,7 +118,7 @@ def _source_value_json() -> Case:
             for value, names in VALUE_OF_FIELD.items()
         ),
         default=Value(None),
-        output_field=TextField(),
+        output_field=PackedText(),  # the blob's text, uncompressed as it is read
     )
 
 
