@@ -22,7 +22,10 @@ Steps are written by a thread of Rewind's, many to a transaction, while the prog
 every ``run``/``step``/``iterate`` call returns once its steps are committed, also when it
 raised, and the rest is written at exit, on Ctrl-C and on SIGTERM. A ``kill -9`` loses the
 steps of the call in progress not yet written (at most 64). ``rewind_hooks("chatbot",
-sync=True)`` commits every step before the next one begins instead (slower).
+sync=True)`` commits every step before the next one begins instead (slower);
+``rewind_hooks("chatbot", wait=False)`` lets each call return without waiting for its steps
+to be committed (quicker: they are committed within a quarter of a second, and at exit; a
+``kill -9`` or a power cut can then lose the calls of that last quarter second too).
 
 What a step's code reads from the clock and from randomness (``datetime.now()``, ``uuid4()``,
 ``random``, ``secrets``) is recorded by the line that read it, and a replay gives each line the
@@ -42,13 +45,14 @@ from runs.lib.live import live_values
 __all__ = ["live_values", "rewind_hooks"]
 
 
-def rewind_hooks(pipeline: str, *, sync: bool = False) -> list[Any]:
+def rewind_hooks(pipeline: str, *, sync: bool = False, wait: bool = True) -> list[Any]:
     """The hooks that record this application's runs as runs of ``pipeline``; with ``sync``,
-    each step is committed before the next one begins."""
+    each step is committed before the next one begins; with ``wait=False``, a ``run`` call
+    returns without waiting for its steps to be committed."""
     _setup_django()
     from runs.engine.execution.program import ProgramRecorder
 
-    return [ProgramRecorder(pipeline, sync=sync)]
+    return [ProgramRecorder(pipeline, sync=sync, wait=wait)]
 
 
 def _setup_django() -> None:

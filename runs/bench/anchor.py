@@ -17,7 +17,9 @@ patches the ``openai`` classes, so it is switched on for the anchor's tries only
 batch processors hold is exported after each of them (their thread's work, which the program
 does not wait for: untimed, reported, and never left to fall into another mode's try).
 Rewind's writer, by contrast, is waited for at the end of every ``run`` call, so its work is in
-Rewind's time.
+Rewind's time — unless the program asks ``rewind_hooks(..., wait=False)``: that fifth mode is
+measured as the anchor is, its writer flushed after each try, untimed (what a crash can lose
+then is in the README).
 
 On a FAIL the bench prints where the program's thread spends Rewind's time (``profile``, also
 in the row): a pass of its own over a few recorded runs, sampled by pyinstrument (the ``bench``
@@ -150,6 +152,8 @@ def anchor_figures(repeat: int, say: Callable[[str], Any] | None = None) -> list
         "recording a Burr program with rewind_hooks: per-step overhead ÷ LocalTrackingClient + "
         f"OpenTelemetry openai instrumentation with message content ({vendor})",
         f"recording a Burr program with rewind_hooks: the whole step, Rewind ÷ anchor ({vendor})",
+        "recording a Burr program with rewind_hooks(wait=False): per-step overhead ÷ the same "
+        f"anchor ({vendor})",
     )
     try:
         import opentelemetry.instrumentation.openai_v2  # noqa: F401
@@ -192,6 +196,7 @@ def _measure(app: BurrApp, anchor: Anchor, folder: str, tries: int) -> dict[str,
     after its first try and at the end, then Rewind's profile."""
     from burr.tracking import LocalTrackingClient
 
+    from runs.engine.execution import writer
     from runs.recording import rewind_hooks
 
     last = app.graph.actions[-1].name
@@ -212,12 +217,14 @@ def _measure(app: BurrApp, anchor: Anchor, folder: str, tries: int) -> dict[str,
         "tracker": lambda: tracked().build(),
         "anchor": lambda: tracked().build(),
         "rewind": lambda: builder().with_hooks(*rewind_hooks("nine")).build(),
+        "nowait": lambda: builder().with_hooks(*rewind_hooks("nine", wait=False)).build(),
     }
     out: dict[str, Any] = {
         "steps": len(app.graph.actions),
         "times": {mode: [] for mode in modes},
         "anchored": 0,
         "exporting": 0.0,
+        "writing": 0.0,  # the writer's work after wait=False's tries, untimed
         "tries": tries,
     }
     for turn in range(WARMUP + tries):
@@ -233,6 +240,8 @@ def _measure(app: BurrApp, anchor: Anchor, folder: str, tries: int) -> dict[str,
                     anchor.off()
                     out["anchored"] += 1
                     out["exporting"] += anchor.settle()
+                elif mode == "nowait":
+                    out["writing"] += _settled(writer.shared())
             if turn >= WARMUP:
                 out["times"][mode].append(took)
         if turn == 0 and not anchor.exported()[2]:
@@ -243,7 +252,13 @@ def _measure(app: BurrApp, anchor: Anchor, folder: str, tries: int) -> dict[str,
     return out
 
 
-def _rows(names: tuple[str, str], measured: dict[str, Any], goal: float) -> list[dict]:
+def _settled(shared: Any) -> float:
+    started = time.perf_counter()
+    shared.flush()
+    return time.perf_counter() - started
+
+
+def _rows(names: tuple[str, ...], measured: dict[str, Any], goal: float) -> list[dict]:
     steps, times, anchored = measured["steps"], measured["times"], measured["anchored"]
     calls = anchored * steps
     exported = (
@@ -294,7 +309,15 @@ def _rows(names: tuple[str, str], measured: dict[str, Any], goal: float) -> list
         f"a step: Rewind {best['rewind'] / steps * 1000:.3f} ms, anchor "
         f"{best['anchor'] / steps * 1000:.3f} ms, bare {best['bare'] / steps * 1000:.3f} ms"
     )
-    return [row, whole]
+    nowait = {**figure(names[2], per_step["nowait"], per_step["anchor"], goal)}
+    nowait["pass"] = nowait["pass"] and measured["complete"] == measured["recorded"]
+    nowait["note"] = (
+        f"rewind_hooks(wait=False) {per_step['nowait'] * 1000:.3f} ms a step added, the anchor "
+        f"{per_step['anchor'] * 1000:.3f}; its writer's work after each try (untimed, as the "
+        f"anchor's export) {measured['writing'] / (len(times['nowait']) + WARMUP) / steps * 1000:.3f}"
+        " ms a step; a kill -9 can then lose what the last quarter second handed over"
+    )
+    return [row, whole, nowait]
 
 
 def _profile(run_once: Callable[[], Any], steps: int, top: int = 10) -> str:

@@ -11,7 +11,9 @@ serialised, its calls' answers kept) and handed to the process's writer
 (``runs.engine.execution.writer``), which stores the answers as cache entries, then the
 step, many steps to a transaction; the end of every execute call waits until all of it is
 committed. With ``sync=True`` every piece is committed before the hook returns: a step is
-in the database before the next one begins.
+in the database before the next one begins. With ``wait=False`` the end of an execute call
+does not wait: its steps are committed by the writer within ``LINGER_SECONDS`` (and at exit),
+so a ``kill -9`` can lose calls that had returned in that time.
 """
 
 from __future__ import annotations
@@ -70,10 +72,13 @@ class ProgramRecorder(
     ``KeyboardInterrupt``: what is propagating through them (``sys.exc_info``, when it is not
     what was already being handled as the call or step began) is taken instead."""
 
-    def __init__(self, pipeline: str, *, sync: bool = False) -> None:
+    def __init__(self, pipeline: str, *, sync: bool = False, wait: bool = True) -> None:
+        if sync and not wait:
+            raise ValueError("sync=True commits every step as it ends: it cannot be wait=False")
         get_pipeline(pipeline)  # an unregistered name is an error now, not after the run
         self.pipeline = pipeline
         self.sync = sync
+        self.wait = wait
         self.writer = writer.shared()
         # Why recording stopped: Rewind never breaks the program it observes. Whatever goes
         # wrong while recording (a value no serde can store, a database error) marks the run
@@ -141,7 +146,7 @@ class ProgramRecorder(
         exception = exception or self._raised("call")
         self._guarded(self._post_run_execute_call, state, exception)
         self.turn_open = False
-        if self.recorder is not None:
+        if self.recorder is not None and self.wait:
             self.writer.flush()  # the call returns once all of it is committed
 
     def _post_run_execute_call(self, state: State | None, exception: BaseException | None) -> None:

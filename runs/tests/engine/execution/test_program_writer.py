@@ -66,6 +66,7 @@ COUNTER_APP = textwrap.dedent(
 # still queued, not committed.
 PROGRAM = textwrap.dedent(
     """
+    import os
     import time
 
     from counter_app import builder
@@ -82,14 +83,15 @@ PROGRAM = textwrap.dedent(
 
 
     writer.Writer._write = lagging
-    app = builder().with_hooks(*rewind_hooks("counter")).build()
+    hooks = rewind_hooks("counter", wait=os.environ.get("WAIT") != "no")
+    app = builder().with_hooks(*hooks).build()
     app.run(halt_after=["done"])
     print("finished", app.state["n"], flush=True)
     """
 )
 
 
-def start_program(tmp_path, mode: str) -> subprocess.Popen:
+def start_program(tmp_path, mode: str, wait: bool = True) -> subprocess.Popen:
     (tmp_path / "counter_app.py").write_text(COUNTER_APP)
     script = tmp_path / "my_program.py"
     script.write_text(PROGRAM)
@@ -100,6 +102,7 @@ def start_program(tmp_path, mode: str) -> subprocess.Popen:
         "HOME": str(tmp_path),
         "PYTHONPATH": os.pathsep.join([str(PROJECT_ROOT), str(tmp_path)]),
         "MODE": mode,
+        "WAIT": "yes" if wait else "no",
     }
     return subprocess.Popen(
         [sys.executable, str(script)], cwd=tmp_path, env=env, text=True,
@@ -112,8 +115,9 @@ def steps() -> list[tuple[int, str, str]]:
     return [(n.sequence_id, n.name, n.status) for n in run.nodes.order_by("sequence_id")]
 
 
-def test_a_normal_exit_loses_no_step(rewind_settings, tmp_path):
-    program = start_program(tmp_path, "normal")
+@pytest.mark.parametrize("wait", [True, False], ids=["waiting", "wait=False"])
+def test_a_normal_exit_loses_no_step(rewind_settings, tmp_path, wait):
+    program = start_program(tmp_path, "normal", wait)
     out, err = program.communicate(timeout=120)
 
     assert program.returncode == 0, err
@@ -270,6 +274,36 @@ def test_sync_commits_each_step_before_the_next_begins(registered):
     assert seen == [True] * (STEPS - 1)
     assert commits(queries) >= STEPS + 1
     assert Run.objects.get(pipeline="probe").nodes.count() == STEPS + 1
+
+
+def test_without_wait_a_run_call_returns_before_its_steps_are_committed(registered, monkeypatch):
+    from runs.recording import rewind_hooks
+
+    written = threading.Event()
+    _write = writer.Writer._write
+
+    def lagging(self, batch):
+        time.sleep(0.3)  # the program is long past its ``run`` by then
+        _write(self, batch)
+        written.set()
+
+    monkeypatch.setattr(writer.Writer, "_write", lagging)
+    app = probe_app().with_hooks(*rewind_hooks("probe", wait=False)).build()
+    app.run(halt_after=["finish"])
+    assert not written.is_set()
+    assert not Node.objects.filter(run__pipeline="probe").exists()
+
+    assert writer.shared().flush(30)
+    run = Run.objects.get(pipeline="probe")
+    assert run.status == Run.Status.COMPLETED and run.nodes.count() == STEPS + 1
+
+
+def test_sync_cannot_be_without_wait(registered):
+    from runs.recording import rewind_hooks
+
+    with pytest.raises(ValueError, match="sync=True.*wait=False"):
+        rewind_hooks("probe", sync=True, wait=False)
+    assert not Run.objects.filter(pipeline="probe").exists()
 
 
 def test_quick_steps_wait_for_one_another_and_go_in_one_transaction(registered, monkeypatch):
