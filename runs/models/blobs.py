@@ -5,59 +5,14 @@ what lets a row keep its values there (``stored_json``, ``StoresBlobs``,
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from django.db import models
 
 from runs.lib.hashing import canonical_json, sha256_text
+from runs.models.packed import PackedText
 from runs.models.sql import insert_new
-
-PACK_FROM = 128  # bytes: below this zlib's header and checksum eat what it saves
-_ZLIB = b"\x78"  # the first byte of every zlib stream; no JSON text starts with "x"
-
-
-class PackedText(models.Field):
-    """Text stored as bytes, zlib-compressed when that makes it smaller (a blob's canonical
-    JSON shrinks 3–10×; SQLite compresses nothing itself, PostgreSQL only values over 2 KB).
-    Python sees ``str`` both ways, in ``values_list`` and annotations too; the column holds
-    the UTF-8 text as it is or its zlib stream, told apart by the stream's first byte (0x78,
-    an ``x``, which no JSON text starts with)."""
-
-    description = "Text, compressed when that pays"
-
-    def get_internal_type(self) -> str:
-        return "BinaryField"  # BLOB on SQLite, bytea on PostgreSQL
-
-    def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
-        if value is None:
-            return None
-        return connection.Database.Binary(pack(value))
-
-    def from_db_value(self, value: Any, expression: Any, connection: Any) -> str | None:
-        return None if value is None else unpack(bytes(value))
-
-    def to_python(self, value: Any) -> str | None:
-        if value is None or isinstance(value, str):
-            return value
-        return unpack(bytes(value))
-
-    def value_to_string(self, obj: models.Model) -> str:
-        return self.value_from_object(obj)  # fixtures hold the text, as before
-
-
-def pack(text: str) -> bytes:
-    """``text``'s bytes as stored: compressed when at least an eighth smaller."""
-    raw = text.encode("utf-8")
-    if len(raw) < PACK_FROM:
-        return raw
-    packed = zlib.compress(raw, 6)
-    return packed if len(packed) <= len(raw) - len(raw) // 8 else raw
-
-
-def unpack(data: bytes) -> str:
-    return (zlib.decompress(data) if data[:1] == _ZLIB else data).decode("utf-8")
 
 
 class BlobQuerySet(models.QuerySet):

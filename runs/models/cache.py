@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from runs.models.packed import PackedJSON
+
 
 class CacheEntry(models.Model):
     key = models.CharField(max_length=64)
@@ -38,8 +40,8 @@ class LLMCacheEntry(CacheEntry):
     model_requested = models.CharField(max_length=200)
     model_answered = models.CharField(max_length=200, blank=True)
     # The key's components (messages, model, …) so a miss can name what differed.
-    request = models.JSONField()
-    response = models.JSONField()  # {"content": ...} — the text the model answered
+    request = PackedJSON()  # compressed when that pays, as the answer (runs.models.packed)
+    response = PackedJSON()  # {"content": ...} — the text the model answered
     # sha256 of the canonical response: one entry per distinct answer of a (key, occurrence).
     response_sha256 = models.CharField(max_length=64, default="")
     usage = models.JSONField(default=dict)
@@ -67,7 +69,7 @@ class ToolCacheEntry(CacheEntry):
     tool = models.CharField(max_length=100, db_index=True)
     tool_version = models.CharField(max_length=50)
     args = models.JSONField()
-    result = models.JSONField()
+    result = PackedJSON()
     result_sha256 = models.CharField(max_length=64, default="")
 
     class Meta:

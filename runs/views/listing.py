@@ -41,8 +41,8 @@ from runs.engine.analysis.projection import NewRun, projected_cost
 from runs.engine.apps.registry import pipeline_names
 from runs.forms import ORIGIN_CHOICES, NewRunForm, PageForm, PipelinePickForm, RunFilterForm
 from runs.models import Node, Run
-from runs.models.blobs import PackedText
 from runs.models.lineage import LineageCounts, Placed, lineage_counts, place_lineages
+from runs.models.packed import PackedText
 from runs.models.search import search_runs
 from runs.pages.change import LIST_VALUE_CHARS, Change, describe_change
 from runs.pages.outcomes import list_outcomes

@@ -1,8 +1,9 @@
-"""Blob bodies are stored compressed when that pays (issue 33, storage): the column holds the
-text's zlib stream or, for a short or incompressible body, its UTF-8 bytes; every way of
-reading a body — the model, ``values_list`` through a join, an annotation, a fixture — gives
-the text back; the migration packs the bodies already there and unpacks them on the way
-back. Bytes are read straight from the column, not through the field under test."""
+"""Blob bodies and cache entries' requests and answers are stored compressed when that pays
+(issue 33, storage): the column holds the text's zlib stream or, for a short or
+incompressible one, its UTF-8 bytes; every way of reading it — the model, ``values_list``
+through a join, an annotation, a fixture — gives the value back; the migration packs the
+values already there and unpacks them on the way back. Bytes are read straight from the
+column, not through the field under test."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from runs.lib.hashing import canonical_json
-from runs.models import Blob, Node, Run
-from runs.models.blobs import PACK_FROM, pack, unpack
+from runs.models import Blob, LLMCacheEntry, Node, Run, ToolCacheEntry
+from runs.models.packed import PACK_FROM, pack, unpack
 
 pytestmark = pytest.mark.django_db
 
@@ -30,10 +31,10 @@ LONG = {
 }
 
 
-def stored(sha: str) -> bytes:
+def stored(sha, column: str = "body", table: str = "runs_blob", key: str = "sha256") -> bytes:
     """The column's bytes as the database holds them."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT body FROM runs_blob WHERE sha256 = %s", [sha])
+        cursor.execute(f"SELECT {column} FROM {table} WHERE {key} = %s", [sha])
         return bytes(cursor.fetchone()[0])
 
 
@@ -113,6 +114,29 @@ def test_a_fixture_holds_the_text_and_loads_back(tmp_path):
     assert stored(sha)[:1] == b"x"
 
 
+def llm_entry(**fields) -> LLMCacheEntry:
+    return LLMCacheEntry.objects.create(
+        key="k" * 64, node_name="plan", model_requested="m", **fields
+    )
+
+
+def test_a_cache_entrys_request_and_answer_are_packed_and_read_back_as_json():
+    answer = {"content": "Ünïcode " * 60, "refusal": None}
+    entry = llm_entry(request=LONG, response=answer, usage={"total_tokens": 3})
+    tool = ToolCacheEntry.objects.create(
+        key="t" * 64, tool="search", tool_version="1", args={"q": 1}, result=None
+    )
+    assert stored(entry.pk, "request", "runs_llmcacheentry", "id")[:1] == b"x"
+    assert stored(entry.pk, "response", "runs_llmcacheentry", "id")[:1] == b"x"
+    assert stored(tool.pk, "result", "runs_toolcacheentry", "id") == b"null"  # JSON null
+    again = LLMCacheEntry.objects.get(pk=entry.pk)
+    assert (again.request, again.response) == (LONG, answer)
+    assert list(LLMCacheEntry.objects.filter(pk=entry.pk).values_list("response", flat=True)) == [
+        answer
+    ]
+    assert ToolCacheEntry.objects.get(pk=tool.pk).result is None
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_migration_packs_the_bodies_there_and_unpacks_them_back():
     executor = MigrationExecutor(connection)
@@ -128,6 +152,15 @@ def test_the_migration_packs_the_bodies_there_and_unpacks_them_back():
         old = MigrationExecutor(connection).loader.project_state(before).apps
         OldBlob = old.get_model("runs", "Blob")
         OldBlob.objects.bulk_create(OldBlob(sha256=k, body=v) for k, v in texts.items())
+        OldEntry = old.get_model("runs", "LLMCacheEntry")
+        answer = {"content": 'a "quoted" \\ answer ' * 20}
+        entry = OldEntry.objects.create(
+            key="k" * 64, node_name="plan", model_requested="m", request=LONG, response=answer
+        )
+        OldTool = old.get_model("runs", "ToolCacheEntry")
+        tool = OldTool.objects.create(
+            key="t" * 64, tool="search", tool_version="1", args={}, result=[1, 1.0, True]
+        )
 
         executor = MigrationExecutor(connection)
         executor.loader.build_graph()
@@ -135,6 +168,11 @@ def test_the_migration_packs_the_bodies_there_and_unpacks_them_back():
         assert {k: Blob.objects.get(pk=k).body for k in texts} == texts
         assert stored("a" * 64)[:1] == b"x"
         assert stored("c" * 64) == texts["c" * 64].encode()  # backslashes kept as they are
+        moved = LLMCacheEntry.objects.get(pk=entry.pk)
+        assert (moved.request, moved.response) == (LONG, answer)
+        assert stored(entry.pk, "request", "runs_llmcacheentry", "id")[:1] == b"x"
+        assert ToolCacheEntry.objects.get(pk=tool.pk).result == [1, 1.0, True]
+        assert repr(ToolCacheEntry.objects.get(pk=tool.pk).result) == "[1, 1.0, True]"
 
         executor = MigrationExecutor(connection)
         executor.loader.build_graph()
@@ -142,6 +180,10 @@ def test_the_migration_packs_the_bodies_there_and_unpacks_them_back():
         old = MigrationExecutor(connection).loader.project_state(before).apps
         back = old.get_model("runs", "Blob").objects.filter(pk__in=texts)
         assert {b.sha256: b.body for b in back} == texts
+        entry_back = old.get_model("runs", "LLMCacheEntry").objects.get(pk=entry.pk)
+        assert (entry_back.request, entry_back.response) == (LONG, answer)
+        tool_back = old.get_model("runs", "ToolCacheEntry").objects.get(pk=tool.pk)
+        assert repr(tool_back.result) == "[1, 1.0, True]"
     finally:
         executor = MigrationExecutor(connection)
         executor.loader.build_graph()
