@@ -66,8 +66,13 @@ def rekey(apps, schema_editor):
             if table == "llm" and pk.isdigit():
                 identity_of_entry.setdefault(int(pk), identity)
                 steps_of_entry.setdefault(int(pk), []).append(step)
-    declared = LLMCacheEntry.objects.filter(request__has_key="code_version")
-    for entry in declared.only("pk", "key", "request", "model_requested").iterator(chunk_size=2000):
+    # Declared nodes' entries are those whose request has a code_version: looked for here,
+    # not in SQL, since 0026 stores the request compressed (its function is tested on today's
+    # model, too).
+    entries = LLMCacheEntry.objects.only("pk", "key", "request", "model_requested")
+    for entry in entries.iterator(chunk_size=2000):
+        if "code_version" not in entry.request:
+            continue
         identity = identity_of_entry.get(entry.pk) or (
             "simulator" if entry.model_requested == SIMULATOR_MODEL else "endpoint"
         )
