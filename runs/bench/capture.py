@@ -148,10 +148,12 @@ def replay_pins(calls: list) -> dict:
 
 
 @contextmanager
-def _served_apart() -> Iterator[str]:
-    """The simulator on loopback, in a process of its own; its base URL."""
+def _served_apart(latency: float = 0.0) -> Iterator[str]:
+    """The simulator on loopback, in a process of its own (answering each call ``latency``
+    seconds after it arrived); its base URL."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "runs.engine.providers.simulator", "--port", "0"],
+        [sys.executable, "-m", "runs.engine.providers.simulator", "--port", "0"]
+        + ["--latency", str(latency)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
     try:

@@ -24,7 +24,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--garbage", action="store_true")
     parser.add_argument("--empty", action="store_true")
     parser.add_argument("--status", type=int, default=None, help="answer every call with it")
+    parser.add_argument(
+        "--latency",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="answer each call this long after it arrived, as a real provider would",
+    )
     args = parser.parse_args(argv)
+    if not 0 <= args.latency <= 600:
+        parser.error("--latency must be between 0 and 600 seconds")
 
     simulator = Simulator(
         SimulatorOptions(
@@ -33,6 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             garbage=args.garbage,
             empty=args.empty,
             status=args.status,
+            latency_s=args.latency,
         )
     )
     server = simulator._make_server(args.host, args.port)

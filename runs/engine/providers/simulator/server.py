@@ -11,6 +11,7 @@ import random
 import re
 import struct
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ class SimulatorOptions:
     garbage: bool = False
     empty: bool = False
     status: int | None = None
+    latency_s: float = 0.0  # each POST answered this long after it arrived, as a provider's
 
 
 # -- the simulator -------------------------------------------------------------------
@@ -327,6 +329,8 @@ class Simulator(_ResponsesAPI, _AnthropicAPI, _GeminiAPI, _OllamaAPI):
         }
 
     def _route(self, method: str, path: str, raw: bytes) -> _Reply:
+        if method == "POST" and self.options.latency_s > 0:
+            time.sleep(self.options.latency_s)
         path, _, query = path.partition("?")
         path = path.rstrip("/")
         gemini = _GEMINI_RE.search(path)

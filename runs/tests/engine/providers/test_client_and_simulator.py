@@ -437,3 +437,19 @@ def test_simulator_command_line():
         finally:
             proc.terminate()
             proc.wait(timeout=5)
+
+
+def test_the_simulator_answers_after_the_latency_asked():
+    simulator = Simulator(SimulatorOptions(latency_s=0.3))
+    client = ChatClient("http://simulator.invalid/v1", transport=simulator.transport(), timeout=5)
+    started = time.monotonic()
+    assert client.complete(json_request()).model == SIMULATOR_MODEL
+    assert time.monotonic() - started >= 0.3  # a lower bound: a sleep is never shorter
+
+
+def test_the_simulator_command_line_refuses_a_bad_latency():
+    from runs.engine.providers.simulator.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--latency", "-1"])
+    assert exit_.value.code == 2
