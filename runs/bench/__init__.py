@@ -16,6 +16,7 @@ may import anything of the app, nothing of the product imports it.
 - ``imports``   importing a tracker directory
 - ``pages``     the dashboard: the 500-step run page, step → browser latency
 - ``lists``     the runs list, compare page and search at 50,000 runs
+- ``scale``     the same at 1,000,000 runs: seeding in one statement, query plans of a slow page
 - ``memory``    a worker's memory over thousands of replays
 - ``anchor``    ``rewind_hooks`` against Burr's tracker plus OpenTelemetry's openai
                 instrumentation with content (the bench extra), with a profile when it fails

@@ -1,9 +1,10 @@
 """The list figures of ``rewind_bench`` (issue 19): pages bounded by the page, not by the history.
 
-``seed_runs`` writes runs as rows (``bulk_create``, nothing executes; steps for the few runs a
-page compares): lineages of three (a root, a fork, a replay of the fork) and, when asked, one
-root with a big lineage of forks, replays of forks and stability samples. 50,000 runs take
-seconds, not the hours executing them would.
+``seed_runs`` writes runs as rows (nothing executes; steps for the few runs a page compares):
+lineages of three (a root, a fork, a replay of the fork; one ``INSERT … SELECT`` over a series,
+``runs.bench.scale``) and, when asked, one root with a big lineage of forks, replays of forks
+and stability samples (``bulk_create``). 50,000 runs take seconds, 1,000,000 half a minute on
+PostgreSQL, not the hours executing them would.
 
 ``list_figures`` seeds 1,000 runs and measures the anchors there (the runs list's first and
 middle pages, a search, the compare page); then seeds up to ``runs`` (default 50,000), one root
@@ -20,7 +21,13 @@ handler: middleware, session, the view, the template; no network), the best of `
 The SQL of the runs list is the time its queries take (the same request, timed per statement),
 at 10,000 runs. The goals are the issue's: absolute for the first page and the compare page
 (≤ 100 ms and ≤ 200 KB whatever the lineage; ≤ 120 ms), ratios to 1,000 runs for the middle page
-and the search (≤ 1.5×), ≤ 15 ms for the runs list's SQL at 10,000 runs.
+and the search (≤ 1.5×), ≤ 15 ms for the runs list's SQL at 10,000 runs. A page row that misses
+its goal carries ``plans``: how the database ran its slowest statements (``scale.page_plans``).
+
+With ``scale`` (``rewind_bench --scale-runs 1000000``, issue 33) a last stage adds history behind
+those runs up to ``scale`` runs — lineages of three dated before every run there, so the first
+page still holds the big lineage — and measures the four pages again, each ≤ 150 ms of server
+time beside the same page at 1,000 runs (``scale.scale_rows``).
 """
 
 from __future__ import annotations
@@ -29,15 +36,18 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models import Max
+from django.db.models import Max, Min
 from django.test import Client
+from django.utils import timezone
 
 from runs.bench.pages import _best_get, _figure, _step, forget_sign_ins
+from runs.bench.scale import failing, insert_lineages, page_plans, scale_rows
 from runs.models import Node, Run
 from runs.views.listing import RUNS_PER_PAGE
 
@@ -82,22 +92,12 @@ def _with_steps(*runs: Run) -> None:
     Node.objects.bulk_create(_step(run, seq) for run in runs for seq in range(STEPS))
 
 
-def _background(count: int, searched: int) -> None:
-    """``count`` runs as lineages of three, each written in the order a person makes them
-    (root, fork, replay of the fork: ids given, so one INSERT holds a batch of whole lineages
-    and roots interleave with forks in time as they do in use)."""
-    pk = _next_id()
-    batch: list[Run] = []
-    for n in range(count // 3 + (1 if count % 3 else 0)):
-        root = _run(pk=pk, root_id=pk)
-        value = SEARCHED if n < searched else 1 + n % 97
-        fork = _fork(root, root, value, pk=pk + 1)
-        batch += [root, fork, _fork(fork, root, value, pk=pk + 2)]
-        pk += 3
-        if len(batch) >= 3000:
-            Run.objects.bulk_create(batch)
-            batch = []
-    Run.objects.bulk_create(batch)
+def _background(count: int, searched: int, before: datetime | None = None) -> None:
+    """``count`` runs (rounded up to whole lineages) as lineages of three, each written in the
+    order a person makes them (root, fork, replay of the fork: roots interleave with forks in
+    time as they do in use), dated up to ``before`` (now). One statement: ``scale``."""
+    lineages = count // 3 + (1 if count % 3 else 0)
+    insert_lineages(_run(), _next_id(), lineages, searched, SEARCHED, before or timezone.now())
 
 
 def seed_runs(count: int, *, lineage: int = 0, searched: int = 0) -> Run | None:
@@ -157,28 +157,44 @@ def _best_sql(client: Client, path: str, repeat: int) -> float:
     return best
 
 
-def _pages(client: Client, compare: str, repeat: int) -> dict[str, tuple[float, int]]:
-    """Server time and bytes of the pages the figures read, at the runs seeded so far."""
+def _paths(compare: str) -> dict[str, str]:
+    """The pages the figures read, at the runs seeded so far."""
     roots = Run.objects.filter(parent__isnull=True).count()
     middle = max(1, (roots // RUNS_PER_PAGE) // 2)
-    paths = {
+    return {
         "first": "/runs/",
         "middle": f"/runs/?page={middle}",
         "search": f"/runs/?q={SEARCHED}",
         "compare": compare,
     }
+
+
+def _pages(client: Client, paths: dict[str, str], repeat: int) -> dict[str, tuple[float, int]]:
+    """Server time and bytes of ``paths``' pages."""
     for path in paths.values():
         client.get(path)  # warm: templates compiled
     return {name: _best_get(client, path, repeat) for name, path in paths.items()}
 
 
+def _failing(subjects: dict, anchors: dict) -> list[str]:
+    """The pages measured at ``runs`` that miss their goals (the rows' verdicts, ahead)."""
+    goals = {"first": FIRST_PAGE_GOAL_S, "compare": COMPARE_GOAL_S}
+    return [
+        key
+        for key, (value, _) in subjects.items()
+        if value > goals.get(key, RATIO_GOAL * anchors[key][0])
+    ]
+
+
 def list_figures(
-    repeat: int, runs: int = 50_000, say: Callable[[str], Any] | None = None
+    repeat: int, runs: int = 50_000, say: Callable[[str], Any] | None = None, scale: int = 0
 ) -> list[dict]:
-    """The issue's page figures, each beside its anchor at 1,000 runs (see the module).
+    """The issue's page figures, each beside its anchor at 1,000 runs (see the module); with
+    ``scale``, the four pages again at that many runs against ``scale.SCALE_GOAL_S``.
     ``say`` is told of the leftovers of an earlier bench removed first, if any."""
     repeat = max(5, repeat)  # a page takes tens of ms: five tries cost little, and steady it
     runs = max(runs, SQL_RUNS + LINEAGE + 1)
+    scale = max(scale, runs) if scale > 0 else 0
     # Committed, vacuumed rows on PostgreSQL; inside a caller's transaction (a test's) nothing
     # can be committed nor vacuumed: rolled back there, as on SQLite.
     vendor = connection.vendor
@@ -198,18 +214,20 @@ def list_figures(
             )
         if not committed:
             with transaction.atomic():
-                measured = _measure(repeat, runs, stage=_nothing, settle=_analyze)
+                measured = _measure(repeat, runs, stage=_nothing, settle=_analyze, scale=scale)
                 transaction.set_rollback(True)
         else:
             try:
-                measured = _measure(repeat, runs, stage=transaction.atomic, settle=_vacuum)
+                measured = _measure(
+                    repeat, runs, stage=transaction.atomic, settle=_vacuum, scale=scale
+                )
             finally:
                 remove_seeded()
                 _vacuum()  # the planner's statistics back to the tables as they are
-    seeded, total, anchors, sql_anchor, sql, subjects = measured
+    seeded, total, anchors, sql_anchor, sql, subjects, plans, scaled = measured
     at = f"{runs:,} runs, one root with {LINEAGE:,} descendants"
     first, first_bytes = subjects["first"]
-    return [
+    rows = [
         _figure(
             f"runs list page 1, {at} (server time)",
             first,
@@ -256,11 +274,29 @@ def list_figures(
             anchor_is=f"the same statements at {ANCHOR_RUNS:,} runs",
         ),
     ]
+    for key, row in zip(("first", None, "compare", "middle", "search"), rows, strict=False):
+        if key in plans:
+            row["plans"] = plans[key]
+    if scaled:
+        rows += scale_rows(
+            f"{scale:,} runs, one root with {LINEAGE:,} descendants",
+            scaled["pages"],
+            anchors,
+            scaled["plans"],
+            seeded_s=scaled["seeded_s"],
+            anchor_runs=ANCHOR_RUNS,
+        )
+        rows[-4].update(vacuum_s=round(scaled["settled_s"], 1), runs_in_database=scaled["total"])
+    return rows
 
 
-def _measure(repeat: int, runs: int, *, stage: Callable, settle: Callable[[], None]) -> tuple:
-    """Seed the three stages and measure each; ``stage()`` is the context of a stage's
-    seeding, ``settle()`` runs after it (the statistics, and on PostgreSQL the vacuum)."""
+def _measure(
+    repeat: int, runs: int, *, stage: Callable, settle: Callable[[], None], scale: int = 0
+) -> tuple:
+    """Seed the stages and measure each; ``stage()`` is the context of a stage's seeding,
+    ``settle()`` runs after it (the statistics, and on PostgreSQL the vacuum). With ``scale``,
+    a last stage adds the history behind those runs up to ``scale`` (dated before them all, so
+    the first page still holds the big lineage) and measures the pages again."""
     started = time.perf_counter()
     user = get_user_model().objects.create_user(f"{USER_PREFIX}{uuid.uuid4().hex[:12]}")
     client = Client(HTTP_HOST="127.0.0.1")
@@ -271,7 +307,7 @@ def _measure(repeat: int, runs: int, *, stage: Callable, settle: Callable[[], No
             small = Run.objects.filter(parent__isnull=False, override__value=SEARCHED).first()
             _with_steps(small.parent, small)
         settle()
-        anchors = _pages(client, f"/compare/{small.parent_id}/{small.pk}/", repeat)
+        anchors = _pages(client, _paths(f"/compare/{small.parent_id}/{small.pk}/"), repeat)
         sql_anchor = _best_sql(client, "/runs/", repeat)
         with stage():
             seed_runs(SQL_RUNS - ANCHOR_RUNS)
@@ -282,12 +318,41 @@ def _measure(repeat: int, runs: int, *, stage: Callable, settle: Callable[[], No
         seeded = time.perf_counter() - started
         settle()
         fork = Run.objects.filter(parent=root).order_by("id").first()
-        subjects = _pages(client, f"/compare/{root.pk}/{fork.pk}/", repeat)
+        compare = f"/compare/{root.pk}/{fork.pk}/"
+        paths = _paths(compare)
+        subjects = _pages(client, paths, repeat)
+        plans = {key: page_plans(client, paths[key]) for key in _failing(subjects, anchors)}
         total = Run.objects.count()
+        scaled: dict = {}
+        if scale:  # at least ``runs``: none seeded when it is no more
+            scaled = _scale(client, compare, scale - runs, repeat, stage=stage, settle=settle)
     finally:
         client.logout()  # its session's row
         user.delete()
-    return seeded, total, anchors, sql_anchor, sql, subjects
+    return seeded, total, anchors, sql_anchor, sql, subjects, plans, scaled
+
+
+def _scale(
+    client: Client, compare: str, more: int, repeat: int, *, stage: Callable, settle: Callable
+) -> dict:
+    """``more`` runs of history, older than every run there; the pages measured again, with
+    the plans of those over the goal."""
+    started = time.perf_counter()
+    with stage():
+        oldest = Run.objects.aggregate(at=Min("created_at"))["at"] or timezone.now()
+        _background(more, 0, before=oldest - timedelta(microseconds=1))
+    seeded = time.perf_counter() - started
+    settle()
+    settled = time.perf_counter() - started - seeded
+    paths = _paths(compare)
+    pages = _pages(client, paths, repeat)
+    return {
+        "pages": pages,
+        "plans": {key: page_plans(client, paths[key]) for key in failing(pages)},
+        "seeded_s": seeded,
+        "settled_s": settled,
+        "total": Run.objects.count(),
+    }
 
 
 @contextmanager
