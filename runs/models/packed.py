@@ -26,9 +26,7 @@ class PackedText(models.Field):
         return "BinaryField"  # BLOB on SQLite, bytea on PostgreSQL
 
     def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
-        if value is None:
-            return None
-        return connection.Database.Binary(pack(value))
+        return None if value is None else _column(value, connection)
 
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> str | None:
         return None if value is None else unpack(bytes(value))
@@ -54,6 +52,11 @@ def pack(text: str) -> bytes:
     return packed if len(packed) <= len(raw) - len(raw) // 8 else raw
 
 
+def _column(text: str, connection: Any) -> Any:
+    """``text`` as the bytes column holds it, adapted for the driver."""
+    return connection.Database.Binary(pack(text))
+
+
 def unpack(data: bytes) -> str:
     return (zlib.decompress(data) if data[:1] == _ZLIB else data).decode("utf-8")
 
@@ -64,14 +67,13 @@ class PackedJSON(models.JSONField):
 
     description = "JSON, compressed when that pays"
 
-    def get_internal_type(self) -> str:
-        return "BinaryField"
+    get_internal_type = PackedText.get_internal_type
 
     def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
         if value is None and self.null:
             return None
         text = json.dumps(value, cls=self.encoder, ensure_ascii=False, separators=(",", ":"))
-        return connection.Database.Binary(pack(text))
+        return _column(text, connection)
 
     def get_db_prep_save(self, value: Any, connection: Any) -> Any:
         if hasattr(value, "as_sql"):  # an expression: SQL's to give
