@@ -47,6 +47,33 @@ def _local_secret_key(path: Path) -> str:
 
 
 SECRET_KEY = env_secret("SECRET_KEY") or _local_secret_key(BASE_DIR / "var" / "secret_key")
+
+
+def _fernet_keys(name: str) -> list[str]:
+    """Fernet keys, comma-separated (each 32 url-safe base64 bytes, as
+    ``Fernet.generate_key()`` prints them); the first encrypts, every one decrypts."""
+    import base64
+    import binascii
+
+    keys = [k.strip() for k in os.environ.get(name, "").split(",") if k.strip()]
+    for i, key in enumerate(keys, 1):
+        try:
+            ok = len(base64.urlsafe_b64decode(key.encode("ascii"))) == 32
+        except (binascii.Error, ValueError):
+            ok = False
+        if not ok:
+            raise ImproperlyConfigured(
+                f"{name}: key {i} is not a Fernet key (32 url-safe base64 bytes; make one with "
+                "python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')"
+            )
+    return keys
+
+
+# Content that only looks like a secret is kept exactly and encrypted at rest with the first of
+# these keys (runs.lib.sealing; rotation: README, "What is kept"); credentials are fingerprinted
+# with REWIND_FINGERPRINT_KEY. Unset, both are derived from SECRET_KEY.
+REWIND_ENCRYPTION_KEYS = _fernet_keys("REWIND_ENCRYPTION_KEYS")
+REWIND_FINGERPRINT_KEY = env_secret("REWIND_FINGERPRINT_KEY", min_length=32)
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = [h for h in env_str("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
 

@@ -1,7 +1,10 @@
-"""Values stored compressed when that pays: ``PackedText`` (a blob's body) and ``PackedJSON``
-(a cache entry's request and answer). SQLite compresses nothing itself and PostgreSQL only
-values over 2 KB; canonical JSON and chat transcripts shrink 2–10× under zlib. Python sees
-the value both ways — the model, ``values_list`` through a join, annotations, fixtures."""
+"""Values stored compressed when that pays, and sealed when they hold a secret: ``PackedText``
+(a blob's body) and ``PackedJSON`` (a cache entry's request and answer). SQLite compresses
+nothing itself and PostgreSQL only values over 2 KB; canonical JSON and chat transcripts shrink
+2–10× under zlib. A value holding what looks like a secret (``runs.lib.secret_shapes``), or
+handed over as ``Sealed``, is stored encrypted (``runs.lib.sealing``): kept exactly, never
+readable in the database file. Python sees the value every way — the model, ``values_list``
+through a join, annotations, fixtures."""
 
 from __future__ import annotations
 
@@ -11,8 +14,16 @@ from typing import Any
 
 from django.db import models
 
+from runs.lib import sealing, secret_shapes
+
 PACK_FROM = 128  # bytes: below this zlib's header and checksum eat what it saves
 _ZLIB = b"\x78"  # the first byte of every zlib stream; no JSON text starts with "x"
+_SEALED = b"\x00"  # then a Fernet token of the packed bytes; no text starts with U+0000
+
+
+class Sealed(dict):
+    """A JSON object to store sealed whatever it holds (an answer carrying a token an
+    endpoint handed out: a credential by its name, not its shape)."""
 
 
 class PackedText(models.Field):
@@ -40,9 +51,16 @@ class PackedText(models.Field):
         return self.value_from_object(obj)  # fixtures hold the text, as before
 
 
-def pack(text: str) -> bytes:
-    """``text``'s bytes as stored: compressed when at least an eighth smaller."""
-    raw = text.encode("utf-8")
+def pack(text: str, *, sealed: bool = False) -> bytes:
+    """``text``'s bytes as stored: compressed when at least an eighth smaller; encrypted when
+    ``sealed`` or when it holds what looks like a secret."""
+    packed = _squeezed(text.encode("utf-8"))
+    if sealed or secret_shapes.looks_secret(text):
+        return _SEALED + sealing.seal(packed)
+    return packed
+
+
+def _squeezed(raw: bytes) -> bytes:
     if len(raw) < PACK_FROM:
         return raw
     # memLevel 4: a hash table of 4 KB to clear, not 64 KB — half the time on a value of a
@@ -52,13 +70,25 @@ def pack(text: str) -> bytes:
     return packed if len(packed) <= len(raw) - len(raw) // 8 else raw
 
 
-def _column(text: str, connection: Any) -> Any:
+def _column(text: str, connection: Any, *, sealed: bool = False) -> Any:
     """``text`` as the bytes column holds it, adapted for the driver."""
-    return connection.Database.Binary(pack(text))
+    return connection.Database.Binary(pack(text, sealed=sealed))
 
 
 def unpack(data: bytes) -> str:
+    if data[:1] == _SEALED:
+        data = sealing.unseal(data[1:])
     return (zlib.decompress(data) if data[:1] == _ZLIB else data).decode("utf-8")
+
+
+def is_sealed(data: bytes | memoryview | None) -> bool:
+    """Whether a column's bytes are sealed."""
+    return data is not None and bytes(data[:1]) == _SEALED
+
+
+def resealed(data: bytes) -> bytes:
+    """A sealed column's bytes under the first configured key (rotation); others as they are."""
+    return _SEALED + sealing.reseal(data[1:]) if data[:1] == _SEALED else data
 
 
 class PackedJSON(models.JSONField):
@@ -73,7 +103,7 @@ class PackedJSON(models.JSONField):
         if value is None and self.null:
             return None
         text = json.dumps(value, cls=self.encoder, ensure_ascii=False, separators=(",", ":"))
-        return _column(text, connection)
+        return _column(text, connection, sealed=isinstance(value, Sealed))
 
     def get_db_prep_save(self, value: Any, connection: Any) -> Any:
         if hasattr(value, "as_sql"):  # an expression: SQL's to give

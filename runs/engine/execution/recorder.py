@@ -38,7 +38,7 @@ from runs.engine.execution.actions import NodeAction, RunContext, StepRecord
 from runs.engine.execution.fence import InFlight
 from runs.engine.execution.persister import DjangoPersister
 from runs.lib.hashing import content_sha256
-from runs.models import Blob, BurrState, Edge, Node
+from runs.models import Blob, BurrState, Edge, Node, stored_text
 from runs.models.sql import insert_all
 
 # Steps that made no live call: the cache (or an override) answered them whole.
@@ -179,13 +179,16 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
 
     def _unchanged(self, sequence_id: int, action: Action, overrides: dict) -> bool:
         """Whether this step of a fork re-executes exactly as its source's did: the same
-        action, inputs equal to what the source's step had, no override of its own."""
+        action, inputs what the source's step had, dict order included (the blob of their
+        ``stored_text``; a source stored before blobs kept that order: their canonical JSON's),
+        no override of its own."""
         source = self.ctx.source_steps.get(sequence_id)
         return (
             source is not None
             and not overrides
             and source.name == action.name
-            and source.inputs_blob_id == content_sha256(self.before)
+            and source.inputs_blob_id
+            in (Blob.key(stored_text(self.before)), content_sha256(self.before))
         )
 
     def post_run_step(
@@ -238,6 +241,9 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
                 f"{action.name} {u.get('verb', 'connected to')} {u['endpoint']} outside capture "
                 f"(from {u['line']}): its replay will not be hermetic"
                 for u in self.calls.uncaptured
+            )
+            self.ctx.warnings.extend(
+                w for w in self.calls.shape_warnings() if w not in self.ctx.warnings
             )
             self.calls = None
         elif result is not None and "telemetry" in result:
@@ -482,7 +488,9 @@ def step_output(
     if after is None:
         return None
     output = {key: after.get(key) for key in action.writes}
-    for key in after.keys() | before.keys():
+    # In the state's order (a set's would change from one process to the next, and with it
+    # the output's stored text: an unchanged replay would not share its parent's blob).
+    for key in [*after, *(k for k in before if k not in after)]:
         if key not in output and after.get(key, _GONE) != before.get(key, _GONE):
             output[key] = after.get(key)
     return output

@@ -8,9 +8,9 @@
                      what it cost, whether an answer parses
 - ``commands``       what a process start is to the capture: argv or shell line, stdin, the
                      files it names (keyed), exit code, stdout and stderr (its answer)
-- ``redaction``      credentials out of everything stored: query, body, paths, error messages
-- ``shapes``         what a credential looks like: detect-secrets' rules, and its entropy
-                     measure on a path's pieces
+- ``redaction``      credentials by position (never stored; a keyed fingerprint in the key),
+                     content that looks like a secret (kept exactly, masked where it is shown):
+                     what a credential looks like is ``runs.lib.secret_shapes``'
 - ``threads``        work a step hands to threads (a pool, ``MapStates``) carries its calls
 - ``branches``       which branch (thread) of a step a call is made in; its occurrences
 - ``guard``          hermetic replays: a connection the capture did not make is refused

@@ -7,13 +7,16 @@ its HTTP library, as an :class:`Outgoing` (method, URL, headers, body bytes); th
 the :class:`Answer` it gets back into its library's own response. A request in an LLM wire
 format (``wire.recognise``) is an LLM call; anything else a tool call. Both are cached under a
 content-addressed key — the method, the endpoint (the path of a tool call), the query and the
-canonical JSON body (sorted keys); never the host, a header or a credential (``redaction``) —
-per occurrence within the step, and a replay reads back the entry its source's step pinned
+canonical JSON body (sorted keys), exactly as sent but for the credentials it carried by
+position, each its keyed fingerprint (``redaction``); never the host or a header — per
+occurrence within the step, and a replay reads back the entry its source's step pinned
 (``cache.get_llm``/``cache.get_tool``). A 2xx answer is stored as an answer — an LLM answer
 only when it parses as its format and is complete; any other status as a failed attempt, which
 a replay gives back to the same attempt (a client's retry takes the same path) and a new
-lookup never takes; a transport error is never stored. A streamed answer is stored as the
-bytes it arrived as, so a replay yields the same chunks.
+lookup never takes; a transport error is never stored. An answer is stored byte for byte, the
+request's credentials marked where it quotes them and given back on a replay that sends them;
+what looks like a secret in it is kept exactly and sealed (``runs.models.packed``). A streamed
+answer is stored as the bytes it arrived as, so a replay yields the same chunks.
 
 Calls made from threads a step starts belong to it (``threads``): the slot that holds the
 step's calls is shared, and this class takes a lock where threads meet.
@@ -41,9 +44,11 @@ from runs.engine.calls.pricing import cost_usd
 from runs.engine.errors import NodeFailure
 from runs.engine.providers.simulator import SIMULATOR_HEADER
 from runs.lib.hashing import canonical_json, length_prefixed, sha256_text
+from runs.models.packed import Sealed
 
 HTTP_KEY_VERSION = "rewind-http-key/1"
-# Body fields that describe the caller, not the question: never part of a key.
+# Fields of an LLM wire format that describe the caller, not the question (OpenAI's ``user``,
+# ``metadata``, ``store``): never part of an LLM call's key. A tool's body keeps every field.
 METADATA_FIELDS = frozenset({"user", "metadata", "store"})
 # Response headers a replay gives back; the body is stored decoded, so no content-encoding.
 KEPT_HEADERS = ("content-type",)
@@ -149,6 +154,10 @@ class Call:
     error: str = ""  # why it got no usable answer (redacted)
     # Not recorded: the credentials of the request, to redact them wherever they show up.
     secrets: frozenset[str] = field(default=frozenset(), repr=False)
+    known: redaction.KnownSecrets = field(default_factory=redaction.KnownSecrets, repr=False)
+    # The kinds of secret its request's content seemed to hold, and where it went (a warning).
+    shapes: list[str] = field(default_factory=list)
+    host: str = ""
     broken: bool = False  # a 2xx answer that is not one of its format (the step fails)
     raw: str = field(default="", repr=False)  # that answer, for the step's raw output
     wire_format: wire.WireFormat | None = field(default=None, repr=False)
@@ -159,7 +168,7 @@ class Call:
         return data
 
 
-_UNRECORDED = frozenset({"secrets", "raw", "wire_format"})
+_UNRECORDED = frozenset({"secrets", "known", "raw", "wire_format", "host"})
 
 
 @dataclass
@@ -251,7 +260,8 @@ class StepCalls:
             | redaction.secrets_in_body(body)
             | redaction.secrets_in_url(out.url)
         )
-        described = describe_request(out, body, fmt, query, secrets)
+        known = redaction.KnownSecrets(secrets)
+        described = describe_request(out, body, fmt, query, known)
         kind = "llm" if fmt is not None else "tool"
         key = http_cache_key(kind, described)
         path = branches.branch()
@@ -261,11 +271,15 @@ class StepCalls:
         call = Call(kind=kind, endpoint=described["endpoint"], key=key,
                     occurrence=branches.occurrence(path, n), branch=list(path),
                     cache_source="live", library=out.library, method=out.method,
-                    format=fmt.family if fmt else "", secrets=secrets, wire_format=fmt)  # fmt: skip
+                    format=fmt.family if fmt else "", secrets=secrets, known=known,
+                    wire_format=fmt)  # fmt: skip
+        shapes = redaction.kinds_of_secrets(described["body"])
+        if shapes:  # content that looks like a secret: kept, and said (``shape_warnings``)
+            call.shapes, call.host = sorted(shapes), urlsplit(out.url).hostname or out.url
         if fmt is not None and isinstance(body, dict):
             with self.lock:
                 if self.prompt is None:
-                    self.prompt = redaction.redact_body(wire.prompt_of(fmt, body), secrets)
+                    self.prompt = redaction.keyed_body(wire.prompt_of(fmt, body), known)
             call.model_requested = wire.model_requested(fmt, body)
             call.temperature = wire.temperature_requested(fmt, body)
         return replaced, call, described
@@ -293,7 +307,8 @@ class StepCalls:
             call.model_answered = entry.model_answered
             call.provider = entry.provider
         self._add(call)
-        return Answer(call.status, dict(stored.get("headers") or {}), _body_bytes(stored))
+        body = call.known.restored_bytes(_body_bytes(stored))  # the credentials it quoted
+        return Answer(call.status, dict(stored.get("headers") or {}), body)
 
     def recorded(
         self, call: Call, described: dict, answer: Answer, started: float, *, now: bool = True
@@ -307,7 +322,7 @@ class StepCalls:
         one hop a step instead of one a call."""
         call.latency_ms = round((time.perf_counter() - started) * 1000, 3)
         call.status = answer.status
-        stored = _stored_response(answer, call.secrets)
+        stored = _stored_response(answer, call.known)
         ok = 200 <= answer.status < 300
         keep = True  # the answer, or a failed attempt's status and body
         if call.kind == "llm":
@@ -386,7 +401,8 @@ class StepCalls:
             "failed": failed,
             "tool": f"{call.method} {described['endpoint']}"[:100],
             "tool_version": "http",
-            "args": described,
+            # Looked into in SQL, so never sealed: what looks like a secret as its fingerprint.
+            "args": redaction.masked_shapes(described) if call.shapes else described,
             "result": stored,
         }
 
@@ -462,12 +478,28 @@ class StepCalls:
             return
         mine = {k: e for k, e in self.pins.items() if k[0] == self.sequence_id}
         kept = [occurrence for _, key, occurrence in mine if key == call.key]
-        call.error = misses.explain(
-            described, list(mine.values()), occurrence=call.occurrence, kept=kept
+        asked = described
+        if call.shapes and call.kind != "llm":  # compared as the tool entries keep it
+            asked = redaction.masked_shapes(described)
+        call.error = redaction.redact_text(
+            misses.explain(asked, list(mine.values()), occurrence=call.occurrence, kept=kept)
         )
         self._add(call)
         self.refused = self.refused or call.error
         raise ReplayMiss(call.error)
+
+    def shape_warnings(self) -> list[str]:
+        """One sentence for each kind of secret-looking content a call of the step sent, and
+        where: kept exactly (it was part of what was said), sealed, masked where shown."""
+        seen: dict[tuple[str, str], None] = {}
+        for call in self.calls:
+            for kind in call.shapes:
+                seen[kind, call.host] = None
+        return [
+            f"{self.action} sent what looks like {_article(kind)} to {host}: kept exactly, "
+            "encrypted at rest and masked wherever it is shown"
+            for kind, host in seen
+        ]
 
     def invalid_answer(self) -> Call | None:
         """The first call whose 2xx answer did not parse as its format (the step fails)."""
@@ -536,27 +568,33 @@ async def _in_thread(function: Callable[..., Any], *args: Any) -> Any:
 # -- keys and payloads ----------------------------------------------------------------------
 
 
+def _article(kind: str) -> str:
+    kind = kind[0].lower() + kind[1:] if kind[:2] != kind[:2].upper() else kind
+    return f"an {kind}" if kind[:1].lower() in "aeiou" else f"a {kind}"
+
+
 def describe_request(
     out: Outgoing,
     body: Any,
     fmt: wire.WireFormat | None,
     query: list[tuple[str, str]],
-    secrets: frozenset[str],
+    known: redaction.KnownSecrets,
 ) -> dict[str, Any]:
     """What a call's key is taken over, and what is stored of its request: method, endpoint
-    (the format's for an LLM call, the path for a tool call), query and the canonical body,
-    credentials redacted. No host, no header — so never a key."""
-    if isinstance(body, dict):
+    (the format's for an LLM call, the path for a tool call), query and the canonical body —
+    exactly as sent, but for its credentials by position, each its keyed fingerprint. No host,
+    no header — so never a key. An LLM format's caller fields (``METADATA_FIELDS``) are left
+    out; a tool's body is kept whole (its ``user`` may be the question)."""
+    if isinstance(body, dict) and fmt is not None:
         body = {k: v for k, v in body.items() if k not in METADATA_FIELDS}
-        body = redaction.redact_body(body, secrets)
-    elif body is not None:
-        body = redaction.redact_body(body, secrets)
+    if body is not None:
+        body = redaction.keyed_body(body, known)
     elif out.content:
         body = {"sha256": sha256_text(out.content.decode("latin-1"))}
     return {
         "method": out.method,
-        "endpoint": fmt.endpoint if fmt else redaction.redact_text(out.path, secrets),
-        "query": sorted(redaction.redact_query(query, secrets)),
+        "endpoint": fmt.endpoint if fmt else redaction.keyed_path(out.path, known),
+        "query": sorted(redaction.keyed_query(query, known)),
         "body": body,
     }
 
@@ -609,17 +647,22 @@ def store_answers(
         call.entry = f"{call.kind}:{entry.pk}"
 
 
-def _stored_response(answer: Answer, secrets: frozenset[str]) -> dict[str, Any]:
+def _stored_response(answer: Answer, known: redaction.KnownSecrets) -> dict[str, Any]:
+    """An answer as stored: its bytes exactly, but for the request's credentials where it quotes
+    them (marked; a replay sending them gets them back). One that hands out a credential by
+    name (``access_token``) is sealed whole; one holding what looks like a secret is sealed by
+    its column (``runs.models.packed``)."""
     headers = {k: answer.headers[k] for k in KEPT_HEADERS if k in answer.headers}
     try:
         text = answer.body.decode()
     except UnicodeDecodeError:
         text = None
     if text is None or "\x00" in text:  # PostgreSQL's jsonb holds no U+0000 (protobuf has it)
-        encoded = base64.b64encode(answer.body).decode("ascii")
+        encoded = base64.b64encode(known.marked_bytes(answer.body)).decode("ascii")
         return {"status": answer.status, "headers": headers, "base64": encoded}
-    text = redaction.redact_answer(text, secrets)  # what it quotes or hands out
-    return {"status": answer.status, "headers": headers, "text": text}
+    text = known.marked(text)
+    stored = {"status": answer.status, "headers": headers, "text": text}
+    return Sealed(stored) if redaction.holds_named_secret(text) else stored
 
 
 def _body_bytes(stored: dict[str, Any]) -> bytes:

@@ -1,23 +1,27 @@
-"""Credentials never stored: what is redacted from a captured call before anything is written,
-and from any text that quotes one — an error message, a log line, an imported span, what goes
-out to OpenTelemetry (DESIGN.md, "Credentials are never stored").
+"""Credentials by position never stored, content kept exactly (DESIGN.md, "Exact and
+private"): what a captured call is keyed and stored as, and what any text is shown as.
 
-Found by name: headers are never kept at all (only a response's content type is); a query
-parameter or a JSON body field named like a credential (``api_key``, ``access_key``, ``auth``,
-``secret``, ``password``, ``credentials``, …; ``apiKey``, ``api-key`` and ``api_key`` are one
-name) has its value replaced by ``REDACTED`` — a whole object or list under such a name too —
-in the stored request, the stored tool arguments and the cache key alike, so a key that
-changes changes nothing. A few names are credentials only sometimes (``key``, ``token``,
-``code``, ``appid``, ``sig``: a key-value store's ``{"key": "user:42"}``, ``?code=fr`` are data,
-and leaving them out of the cache key would give two different calls one answer), so their
-value is redacted when it looks like a secret (long, one word, letters and digits; or a known
-shape). A header named like a credential (``X-RapidAPI-Key``) is looked for elsewhere.
+**By position** — a header named as a credential, a query parameter or JSON field named like one
+(``api_key``, ``access_key``, ``auth``, ``secret``, ``password``, ``credentials``…; ``apiKey``,
+``api-key`` and ``api_key`` are one name; a whole object or list under such a name), a URL's
+``user:password@``, the token segment of a known webhook or bot URL, a path's random piece:
+never stored. Its keyed fingerprint (``sealing.mark``: ``[credential:<hmac>]``) stands where it
+stood, in the stored request and in the cache key alike — two different credentials never give
+one key, and the value cannot be read back. Headers are not part of a key at all (a rotated
+API key still hits); a credential in a query or a body enters it as its fingerprint (a rotated
+one misses once). A few names are credentials only sometimes (``key``, ``token``, ``code``,
+``appid``, ``sig``: ``{"key": "user:42"}``, ``?code=fr`` are data): when their value looks
+random or has a known shape. A value once seen in such a position is found wherever it
+reappears — in the request's strings (marked there too), in its answer (stored marked; a replay
+sending the same credential gets the exact bytes back, ``KnownSecrets.restored``), in an error.
 
-Found by shape (``shapes``: detect-secrets' rules): provider key prefixes, JWTs, private keys,
-passwords in URLs, wherever they occur, and the random pieces of a URL's path (a webhook's
-token) — those by a fingerprint. A credential's value that also appears elsewhere in the
-request or in its answer (a key sent in a header and quoted by the answer) is redacted wherever
-it occurs.
+**By shape** (``runs.lib.secret_shapes``: detect-secrets' rules) inside content — a prompt, an
+answer, an output: part of what was said, so kept exactly and part of the key; the column that
+holds it is encrypted (``runs.models.packed``), and it is masked wherever it is shown
+(``redact_text``, ``redact_body``, ``redact_answer``: pages, admin, exports, logs, OTLP).
+
+Everything here is linear in the text and the number of matches: the known secrets are one
+compiled alternation, the shapes one scan.
 """
 
 from __future__ import annotations
@@ -30,9 +34,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote_plus, urlencode, urlsplit, urlunsplit
 
-from runs.engine.calls.capture import shapes
+from runs.lib import sealing
+from runs.lib import secret_shapes as shapes
+from runs.lib.hashing import canonical_json
 
 REDACTED = "[redacted]"
+SECRET_MARK = "[secret:{}]"  # content that looks like a secret, where it must not be read
 
 
 @functools.lru_cache(maxsize=4096)
@@ -108,7 +115,8 @@ def credential_name(name: str) -> bool:
 
 def looks_secret(value: Any) -> bool:
     """Whether a value named ``key``, ``token`` … is a secret: one long word of letters and
-    digits, or a known shape."""
+    digits, or a known shape. Erring towards a credential costs no exactness (its fingerprint
+    is as distinct as the value), only the value's readability on a page."""
     return isinstance(value, str) and (
         _SECRET_LOOKING.match(value) is not None or shapes.looks_secret(value)
     )
@@ -144,14 +152,12 @@ def _strings(value: Any) -> Iterable[str]:
 
 
 def secrets_in(pairs: Iterable[tuple[str, Any]]) -> set[str]:
-    """The credential values among (name, value) pairs — a query, a body's fields — and the
-    secrets of known shapes in any of them."""
+    """The credential values among (name, value) pairs — a query, a body's fields (a value of a
+    known shape elsewhere is content, not a credential by position)."""
     found: set[str] = set()
     for name, value in pairs:
         if is_credential(str(name), value):
             found.update(s for s in _strings(value) if len(s) >= MIN_SECRET)
-        elif isinstance(value, str):
-            found.update(shapes_in(value))
     return found
 
 
@@ -162,8 +168,8 @@ def shapes_in(text: str) -> set[str]:
 
 
 def secrets_in_body(value: Any) -> set[str]:
-    """Every credential a JSON body carries: named fields' values (every string of an object
-    under such a name), and secrets of known shapes in its strings."""
+    """Every credential a JSON body carries by position: named fields' values (every string of
+    an object under such a name)."""
     found: set[str] = set()
 
     def walk(item: Any) -> None:
@@ -176,8 +182,6 @@ def secrets_in_body(value: Any) -> set[str]:
         elif isinstance(item, list):
             for v in item:
                 walk(v)
-        elif isinstance(item, str):
-            found.update(shapes_in(item))
 
     walk(value)
     return found
@@ -206,12 +210,197 @@ def secrets_in_headers(headers: Iterable[tuple[str, str]]) -> set[str]:
 
 def secrets_in_url(url: str) -> set[str]:
     """The credentials a URL carries outside its query, to look for in its answer and errors:
-    a password in its authority, secrets of known shapes and the random pieces of its path."""
+    a password in its authority, the token of a known webhook or bot URL, secrets of known
+    shapes and the random pieces of its path (a path is an address: what looks like a secret
+    there is one by position)."""
     parts = urlsplit(url)
-    found = shapes.random_path_pieces(parts.path) | shapes_in(parts.path)
+    path = unquote_plus(parts.path)
+    found = shapes.random_path_pieces(path) | shapes_in(path) | set(webhook_tokens(path))
     if parts.password and len(parts.password) >= MIN_SECRET:
         found.add(parts.password)
+    if parts.username and parts.password is None and len(parts.username) >= MIN_SECRET:
+        found.add(parts.username)  # https://TOKEN@host/repo.git: the token is the user
     return found
+
+
+# The token segment of webhook and bot URLs as their services issue them (Discord and Slack
+# webhooks, Telegram bots, Teams incoming webhooks, Zapier's catch hooks): the group is the token.
+_WEBHOOK_TOKENS = re.compile(
+    r"/webhooks?/[^/]+/([^/?#]{8,})"
+    r"|/services/T[A-Z0-9]+/B[A-Z0-9]+/([^/?#]{8,})"
+    r"|/bot(\d{5,}:[A-Za-z0-9_\-]{20,})"
+    r"|/IncomingWebhook/([^/?#]{8,})"
+    r"|/hooks/catch/[^/]+/([^/?#]{4,})"
+)
+
+
+def webhook_tokens(path: str) -> list[str]:
+    """The tokens of known webhook and bot URL shapes in ``path``."""
+    return [next(g for g in m.groups() if g) for m in _WEBHOOK_TOKENS.finditer(path)]
+
+
+class KnownSecrets:
+    """The credentials a request carried by position, found in any text in one pass: marked
+    (``[credential:<fingerprint>]``) where they reappear, and given back where a mark of one of
+    them stands (a replay sending the same credential reads the exact answer it recorded)."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        wanted = {s for s in secrets if s and len(s) >= 1}
+        forms: dict[str, str] = {}
+        for secret in wanted:
+            forms[secret] = secret
+            quoted = quote(secret, safe="")
+            if quoted != secret:
+                forms[quoted] = secret  # percent-encoded in a URL: the same credential
+        self.secrets = frozenset(wanted)
+        self._marks = {secret: sealing.mark(secret) for secret in wanted}
+        self._by_mark = {m: secret for secret, m in self._marks.items()}
+        self._forms = forms
+        # Longest first: a secret that holds another is replaced whole.
+        ordered = sorted(forms, key=len, reverse=True)
+        self._find = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        self._find_bytes = (
+            re.compile(b"|".join(re.escape(f.encode("utf-8")) for f in ordered)) if ordered else None
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self.secrets)
+
+    def marked(self, text: str) -> str:
+        if self._find is None or not text:
+            return text
+        return self._find.sub(lambda m: self._marks[self._forms[m[0]]], text)
+
+    def marked_bytes(self, data: bytes) -> bytes:
+        if self._find_bytes is None or not data:
+            return data
+        return self._find_bytes.sub(
+            lambda m: self._marks[self._forms[m[0].decode("utf-8")]].encode("ascii"), data
+        )
+
+    def restored(self, text: str) -> str:
+        if not self._by_mark or "[credential:" not in text:
+            return text
+        return _MARKS.sub(lambda m: self._by_mark.get(m[0], m[0]), text)
+
+    def restored_bytes(self, data: bytes) -> bytes:
+        if not self._by_mark or b"[credential:" not in data:
+            return data
+        return _MARKS_BYTES.sub(
+            lambda m: self._by_mark.get(m[0].decode("ascii"), m[0].decode("ascii")).encode(
+                "utf-8"
+            ),
+            data,
+        )
+
+
+_MARKS = re.compile(rf"\[credential:[0-9a-f]{{{sealing.FINGERPRINT_HEX}}}\]")
+_MARKS_BYTES = re.compile(_MARKS.pattern.encode("ascii"))
+
+
+def keyed_text(text: str, known: KnownSecrets) -> str:
+    """A string of a request as it is keyed and stored: the request's credentials marked where
+    they reappear; everything else exactly (what looks like a secret included)."""
+    return known.marked(text)
+
+
+def keyed_query(pairs: Iterable[tuple[str, str]], known: KnownSecrets) -> list[tuple[str, str]]:
+    """A query as it is keyed and stored: a credential's value its fingerprint."""
+    return [
+        (name, sealing.mark(value) if is_credential(name, value) else known.marked(value))
+        for name, value in pairs
+    ]
+
+
+def keyed_body(value: Any, known: KnownSecrets) -> Any:
+    """A JSON body as it is keyed and stored: each credential-named field's value (an object or
+    a list under an always-credential name, whole) its fingerprint, the request's credentials
+    marked in its strings; every other value exactly."""
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, Mapping):
+            return {
+                k: (_mark_value(v) if _named_secret(str(k), v) else walk(v))
+                for k, v in item.items()
+            }
+        if isinstance(item, list):
+            return [walk(v) for v in item]
+        if isinstance(item, str):
+            return known.marked(item)
+        return item
+
+    return walk(value)
+
+
+def _mark_value(value: Any) -> str:
+    return sealing.mark(value if isinstance(value, str) else canonical_json(value))
+
+
+def keyed_path(path: str, known: KnownSecrets) -> str:
+    """A URL's path as it is keyed and stored: the request's credentials, the token of a known
+    webhook or bot URL and its random pieces (``secret_shapes``' entropy measure) marked."""
+    path = known.marked(path)
+    tokens = [t for t in webhook_tokens(path) if not _MARKS.fullmatch(t)]
+    if tokens:
+        path = KnownSecrets(tokens).marked(path)
+    return shapes.redact_random_path_pieces(path)
+
+
+def masked_shapes(value: Any) -> Any:
+    """A JSON value with what looks like a secret in its strings replaced by its keyed
+    fingerprint (``[secret:<hmac>]``): for a column that is looked into in SQL and so cannot
+    be sealed (a tool call's request). Two different secrets stay two different texts."""
+    if isinstance(value, Mapping):
+        return {k: masked_shapes(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [masked_shapes(v) for v in value]
+    if isinstance(value, str):
+        return shapes.redact_shapes(value, _secret_mark)
+    return value
+
+
+def _secret_mark(secret: str) -> str:
+    return SECRET_MARK.format(sealing.fingerprint(secret))
+
+
+def holds_named_secret(text: str) -> bool:
+    """Whether a JSON answer hands out a credential by name (``access_token``…): its stored
+    form is sealed, whatever the value looks like."""
+    if len(text) < MIN_SECRET or not _NAMED_FIELD.search(text):
+        return False
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(document, dict | list) and any(
+        len(s) >= MIN_SECRET for _, v in _named_fields(document) for s in _strings(v)
+    )
+
+
+# A JSON member whose name ends like a credential's (the cheap test before parsing an answer).
+_NAMED_FIELD = re.compile(
+    r"(?i)(?:key|token|secret|passw(?:or)?d|pass|pwd|auth|credentials?|bearer|code|appid|sig"
+    r"|signature|authorization)\"\s*:"
+)
+
+
+def kinds_of_secrets(value: Any) -> frozenset[str]:
+    """The kinds of secret a JSON value's strings seem to hold, found in one scan of them all."""
+    texts = [t for t in _texts(value) if len(t) >= shapes.MIN_TEXT]
+    if not texts:
+        return frozenset()
+    return shapes.kinds("\x00".join(texts)) if len(texts) > 1 else shapes.kinds(texts[0])
+
+
+def _texts(value: Any) -> Iterable[str]:
+    if isinstance(value, Mapping):
+        for item in value.values():
+            yield from _texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
+    elif isinstance(value, str):
+        yield value
 
 
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
@@ -230,16 +419,19 @@ def _by_rules(text: str) -> str:
     """``text`` with what the rules find redacted, whatever call it belongs to (cached: a
     conversation sends its earlier messages again with every call)."""
     text = KEY_SHAPES.sub(REDACTED, shapes.redact_shapes(text, REDACTED))
-    return _CREDENTIAL_PARAM.sub(_param, shapes.redact_random_path_pieces(text))
+    text = _CREDENTIAL_PARAM.sub(_param, shapes.redact_random_path_pieces(text))
+    tokens = [t for t in webhook_tokens(text) if not _MARKS.fullmatch(t)]
+    return KnownSecrets(tokens).marked(text) if tokens else text
 
 
 def _redact_known(text: str, secrets: Iterable[str]) -> str:
-    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-        quoted = quote(secret, safe="")
-        if quoted != secret:
-            text = text.replace(quoted, REDACTED)
-    return text
+    """``text`` with each of ``secrets`` (and its percent-encoded form) replaced, in one pass."""
+    wanted = {s for s in secrets if s}
+    if not wanted or not text:
+        return text
+    forms = wanted | {quote(s, safe="") for s in wanted}
+    find = re.compile("|".join(map(re.escape, sorted(forms, key=len, reverse=True))))
+    return find.sub(REDACTED, text)
 
 
 def redact_answer(text: str, secrets: Iterable[str] = ()) -> str:

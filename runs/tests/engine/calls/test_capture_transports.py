@@ -20,6 +20,7 @@ from runs.engine.apps import registry
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.replays import create_replay, replay_verdict
+from runs.lib import sealing
 from runs.models import LLMCacheEntry, Node, Run, ToolCacheEntry
 from runs.tests.conftest import LoopbackProvider, everything_stored
 from runs.tests.helpers import transport_apps
@@ -100,7 +101,8 @@ def test_credentials_in_headers_query_and_body_never_reach_the_database(
     stored = everything_stored()
     assert transport_apps.CANARY not in stored
     tool = ToolCacheEntry.objects.get()
-    assert ["api_key", "[redacted]"] in tool.args["query"]
+    assert tool.args["query"][0][0] == "api_key"
+    assert tool.args["query"][0][1].startswith("[credential:")
     user = django_user_model.objects.create_user("viewer", password="pw")
     client.force_login(user)
     ask = source.nodes.get(name="ask")
@@ -116,7 +118,7 @@ def test_credentials_in_headers_query_and_body_never_reach_the_database(
         assert transport_apps.CANARY.encode() not in _readable(response), url
     inspector = client.get(f"/runs/{source.pk}/nodes/{ask.sequence_id}/").content.decode()
     assert "<h3>Calls" in inspector and "POST chat/completions" in inspector
-    assert "GET /v1/models" in inspector and "[redacted]" in inspector  # the request, redacted
+    assert "GET /v1/models" in inspector and "[credential:" in inspector  # its fingerprint
 
 
 def test_a_credential_body_field_and_path_key_are_redacted_and_left_out_of_the_key(
@@ -141,9 +143,15 @@ def test_a_credential_body_field_and_path_key_are_redacted_and_left_out_of_the_k
 
     text = json.dumps(described)
     assert "SECRET" not in text and "abcdefgh12345678xyz" not in text and "AAHdqTcv" not in text
-    assert described["body"] == {"query": "cats", "api_key": "[redacted]"}
-    assert call_one.key == call_other.key  # a different key never changes the cache key
-    assert call_other.occurrence == 1
+    assert described["body"] == {
+        "query": "cats",
+        "api_key": sealing.mark("tvly-SECRET0123456789abcdef"),
+    }
+    # A credential in a query or a body enters the key as its keyed fingerprint: two
+    # different ones never share an answer (a rotated one misses once); the same one hits.
+    assert call_one.key != call_other.key
+    _, again, _ = calls.prepare(one)
+    assert again.key == call_one.key and again.occurrence == 1
 
 
 def test_a_key_value_field_named_key_is_data_not_a_credential(db):

@@ -30,12 +30,14 @@ from django.core.management import call_command
 from django.test import Client
 
 from runs.engine.apps import registry
-from runs.engine.calls.capture import redaction, shapes
+from runs.engine.calls.capture import redaction
 from runs.engine.calls.capture.core import Outgoing, StepCalls
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.replays import create_replay, replay_verdict
 from runs.engine.telemetry import otlp
+from runs.lib import secret_shapes as shapes
+from runs.lib.sealing import mark
 from runs.models import Node, Run, ToolCacheEntry
 from runs.tests.conftest import LoopbackProvider
 from runs.tests.engine.telemetry.test_otlp_export import Receiver
@@ -133,22 +135,29 @@ def test_ordinary_values_are_kept_and_the_replay_is_identical_with_the_services_
     args = {e.args["endpoint"]: e.args for e in ToolCacheEntry.objects.all()}
     assert args["/v1/users/42/orders"]["query"] == [["code", "fr"]]
     assert args["/kv/get"]["body"] == {"key": "user:42"}
+    # A credential by position: its keyed fingerprint where it stood (never the value).
     greeting = args["/api/HttpTrigger1"]
-    assert greeting["query"] == [["code", "[redacted]"], ["name", "Ada"]]
-    assert args["/v1/login"]["body"] == {"auth": "[redacted]", "remember": True}
-    assert args["/v1/connect"]["body"] == {"credentials": "[redacted]", "scope": "read"}
-    assert args["/data/2.5/weather"]["query"] == [["appid", "[redacted]"], ["q", "Paris"]]
+    assert greeting["query"] == [["code", mark(CANARIES["query code"])], ["name", "Ada"]]
+    assert args["/v1/login"]["body"]["auth"].startswith("[credential:")
+    assert args["/v1/login"]["body"]["remember"] is True
+    assert args["/v1/connect"]["body"]["credentials"].startswith("[credential:")
+    assert args["/data/2.5/weather"]["query"] == [
+        ["appid", mark(CANARIES["query appid"])],
+        ["q", "Paris"],
+    ]
     webhook = [e for e in args if e.startswith(f"/api/webhooks/{WEBHOOK_ID}/")]
-    assert len(webhook) == 1 and webhook[0].startswith(f"/api/webhooks/{WEBHOOK_ID}/[redacted:")
+    assert webhook == [f"/api/webhooks/{WEBHOOK_ID}/{mark(CANARIES['webhook path token'])}"]
+    # The answer quoting the header's key is stored with the key's fingerprint in its place …
     answer = ToolCacheEntry.objects.get(args__endpoint="/quotes/random").result["text"]
-    assert json.loads(answer)["note"] == "key [redacted] has 99 calls left this month"
+    rapid = mark(CANARIES["answer quoting X-RapidAPI-Key"])
+    assert json.loads(answer)["note"] == f"key {rapid} has 99 calls left this month"
     # Keys stay stable: the replay, with the services gone, is answered from the cache.
     source, replay = recorded["source"], recorded["replay"]
     assert replay.status == Run.Status.COMPLETED, replay.error
     assert replay_verdict(source, replay)["verdict"] == "identical"
     for node in replay.nodes.all():
         assert {c["cache_source"] for c in node.calls} == {"tool-cache"}, node.calls
-    # The quote the app kept came back from the cache; the note quoting the key did not.
+    # … and given back exactly to the replay, which sends the same key.
     assert replay.nodes.get(name="notify").output["quote"] == credential_apps.QUOTE
 
 
@@ -156,7 +165,7 @@ def test_the_otlp_payload_names_the_calls_but_holds_no_credential(recorded):
     spans = recorded["collector"].trace_of(recorded["source"])
     paths = {s["attributes"].get("url.path") for s in spans} - {None}
     assert "/v1/users/42/orders" in paths and "/data/2.5/weather" in paths
-    assert any(p.startswith(f"/api/webhooks/{WEBHOOK_ID}/[redacted:") for p in paths), paths
+    assert any(p.startswith(f"/api/webhooks/{WEBHOOK_ID}/[credential:") for p in paths), paths
     payload = b"".join(recorded["collector"].bodies).decode(errors="replace")
     assert leaks(payload) == []
 
@@ -201,11 +210,20 @@ def test_a_scanners_shape_is_redacted_in_a_request_and_any_text(name, db):
     assert redaction.redact_body(body) == {
         "messages": [{"role": "user", "content": "use [redacted] please"}]
     }
+    # In a request's content it is part of what was said: keyed exactly (another value is
+    # another key), masked by its fingerprint in the tool entry's stored request.
     calls = StepCalls(sequence_id=0, action="tool")
-    _, call, described = calls.prepare(
-        Outgoing("POST", "http://svc.test/v1/run", [], json.dumps({"note": text}).encode(), "httpx")
-    )
-    assert shape not in json.dumps(described) and shape not in call.endpoint
+
+    def prepared(note: str):
+        content = json.dumps({"note": note}).encode()
+        return calls.prepare(Outgoing("POST", "http://svc.test/v1/run", [], content, "httpx"))
+
+    _, call, described = prepared(text)
+    _, other, _ = prepared(text.replace(shape[-6:], "ZZZZZZ"))
+    assert described["body"] == {"note": text} and call.key != other.key
+    assert shape not in call.endpoint and call.shapes and call.host == "svc.test"
+    stored = calls._entry_fields(call, described, {"status": 200})["args"]
+    assert not [p for p in parts if p in json.dumps(stored)]
 
 
 def test_a_high_entropy_path_segment_is_redacted_and_an_ordinary_path_kept(db):
@@ -221,9 +239,9 @@ def test_a_high_entropy_path_segment_is_redacted_and_an_ordinary_path_kept(db):
     _, two, _ = prepared(f"https://discord.test/api/webhooks/{WEBHOOK_ID}/{other}")
     _, keyed, _ = prepared(f"https://weather.test/forecast/{hex_key}/48.85,2.35")
     assert token not in json.dumps(described)
-    assert described["endpoint"].startswith(f"/api/webhooks/{WEBHOOK_ID}/[redacted:")
+    assert described["endpoint"].startswith(f"/api/webhooks/{WEBHOOK_ID}/[credential:")
     assert hex_key not in keyed.endpoint and keyed.endpoint.endswith("/48.85,2.35")
-    assert keyed.endpoint.startswith("/forecast/[redacted:")
+    assert keyed.endpoint.startswith("/forecast/[credential:")
     assert one.key == again.key and again.occurrence == 1  # the same call: one key
     # A guess by entropy may be data (a document's id): two of them never share an answer.
     assert one.key != two.key and one.endpoint != two.endpoint
@@ -317,7 +335,7 @@ def test_an_older_rows_credential_never_reaches_the_otlp_payload(
     payload = b"".join(receiver.bodies)
     assert payload and token.encode() not in payload and appid.encode() not in payload
     (path,) = {s["attributes"].get("url.path") for s in receiver.spans()} - {None}
-    assert path.startswith(f"/api/webhooks/{WEBHOOK_ID}/[redacted:")
+    assert path.startswith(f"/api/webhooks/{WEBHOOK_ID}/[credential:")
 
 
 def test_an_answer_keeps_every_byte_but_the_credentials_it_quotes_or_hands_out():
@@ -349,7 +367,7 @@ def test_a_urls_own_credentials_are_known_to_redact_them_where_they_are_quoted()
     assert redaction.secrets_in_url("https://api.test/v1/users/42/orders?code=fr") == set()
     quoted = redaction.redact_text(f"Unknown webhook {token} at {url}", found)
     assert token not in quoted and password not in quoted
-    assert f"/api/webhooks/{WEBHOOK_ID}/[redacted:" in quoted  # in its path: the fingerprint
+    assert f"/api/webhooks/{WEBHOOK_ID}/[credential:" in quoted  # in its path: the fingerprint
 
 
 def _full_scan(text: str) -> list[tuple[int, int]]:
@@ -357,7 +375,7 @@ def _full_scan(text: str) -> list[tuple[int, int]]:
     scanner = shapes.scanner()
     rules = scanner.rules
     try:
-        scanner.rules = [(valid, rule, ()) for valid, rule, _ in rules]
+        scanner.rules = [(valid, kind, rule, ()) for valid, kind, rule, _ in rules]
         return scanner.spans(text)
     finally:
         scanner.rules = rules
@@ -378,9 +396,9 @@ def test_a_rules_needles_never_hide_what_the_rule_finds(name):
 
 def test_every_rule_with_needles_skips_prose_and_the_scan_finds_the_same():
     rules = shapes.scanner().rules
-    assert sum(1 for _, _, needed in rules if needed) >= len(rules) - 3  # most rules skip
+    assert sum(1 for *_, needed in rules if needed) >= len(rules) - 3  # most rules skip
     # A needle is read from the rule: every match of it contains one (case folded if asked).
-    for _, rule, needed in rules:
+    for _, _, rule, needed in rules:
         for shape in _shapes().values():
             for match in rule.finditer(shape):
                 text = match.group(0).casefold() if rule.flags & re.IGNORECASE else match.group(0)

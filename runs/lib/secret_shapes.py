@@ -21,12 +21,14 @@ its provider). detect-secrets is imported on first use (``warm``): its logging m
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 import math
 import re
 import warnings
+from collections.abc import Callable
 from typing import Any
+
+from runs.lib import sealing
 
 # detect-secrets' regex plugins not used, by class name.
 NOT_USED = {
@@ -39,8 +41,7 @@ NOT_USED = {
     "IbmCosHmacDetector": "keyword context for source files",
     "SoftlayerDetector": "keyword context for source files",
 }
-FINGERPRINT = "[redacted:{}]"
-_FINGERPRINTED = re.compile(r"\[redacted(?::[0-9a-f]{12})?\]")
+_FINGERPRINTED = re.compile(r"\[(?:redacted|credential)(?::[0-9a-f]{12,20})?\]")
 # What follows a match and still belongs to its token (a JWT's signature after its payload).
 _TAIL = re.compile(r"[A-Za-z0-9_\-.+=]*")
 # A private key's whole block, when a plugin recognised its first line.
@@ -54,7 +55,7 @@ _PRIVATE_KEY = re.compile(
 _PATH = re.compile(
     r"""(?:(?<=[\s"'(<\[=,])|^)(?:[A-Za-z][A-Za-z0-9+.\-]*://[^\s/"'<>?#]*)?/[^\s"'<>?#]*"""
 )
-_PIECE = re.compile(r"\[redacted(?::[0-9a-f]{12})?\]|[A-Za-z0-9+_\-=]+")
+_PIECE = re.compile(r"\[(?:redacted|credential)(?::[0-9a-f]{12,20})?\]|[A-Za-z0-9+_\-=]+")
 MIN_TEXT = 8  # a shorter text holds no shape worth a scan
 # Texts up to this long keep what was found in them (a conversation sends its earlier messages
 # again with every call): at most CACHED_TEXTS of them, a few megabytes.
@@ -85,7 +86,7 @@ class _Scanner:
         # Each rule with what any text it matches must contain (``needles``): most texts hold
         # none of them, and a substring test costs a fraction of the rule's scan.
         self.rules = [
-            (getattr(plugin, "is_formally_valid", None), rule, needles(rule))
+            (getattr(plugin, "is_formally_valid", None), plugin.secret_type, rule, needles(rule))
             for plugin in self.plugins
             for rule in plugin.denylist
         ]
@@ -94,12 +95,18 @@ class _Scanner:
         self.ordinary = (is_sequential_string, is_potential_uuid)
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        """Where the plugins' rules find a secret in ``text``: a rule's last group when it has
+        """Where the plugins' rules find a secret in ``text`` (``scan``'s spans)."""
+        return self.scan(text)[0]
+
+    def scan(self, text: str) -> tuple[list[tuple[int, int]], frozenset[str]]:
+        """Where the plugins' rules find a secret in ``text`` — a rule's last group when it has
         one (a URL's password, not the URL), with the rest of its token (a JWT's signature, a
-        GitLab token after its prefix), a private key's whole block; overlaps merged."""
+        GitLab token after its prefix), a private key's whole block; overlaps merged — and the
+        kinds found (the plugins' own names: "Private Key", "JSON Web Token")."""
         found: list[tuple[int, int]] = []
-        folded = text.casefold() if any(r.flags & re.IGNORECASE for _, r, _ in self.rules) else text
-        for valid, rule, needed in self.rules:  # valid: the JWT plugin's own check
+        kinds: set[str] = set()
+        folded = text.casefold() if any(r.flags & re.IGNORECASE for _, _, r, _ in self.rules) else text
+        for valid, kind, rule, needed in self.rules:  # valid: the JWT plugin's own check
             if needed and not any(
                 n in (folded if rule.flags & re.IGNORECASE else text) for n in needed
             ):
@@ -109,13 +116,14 @@ class _Scanner:
                     continue
                 groups = [g for g in range(1, rule.groups + 1) if match.group(g)]
                 found.append(_whole(text, *match.span(groups[-1] if groups else 0)))
+                kinds.add(kind)
         merged: list[tuple[int, int]] = []
         for start, end in sorted(found):
             if merged and start <= merged[-1][1]:
                 merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
             else:
                 merged.append((start, end))
-        return merged
+        return merged, frozenset(kinds)
 
     def random(self, piece: str) -> bool:
         """Whether a path's piece is random enough to be a token, by the scanner's measure."""
@@ -211,16 +219,27 @@ def _whole(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 @functools.lru_cache(maxsize=CACHED_TEXTS)
-def _spans_cached(text: str) -> tuple[tuple[int, int], ...]:
-    return tuple(scanner().spans(text))
+def _scan_cached(text: str) -> tuple[tuple[tuple[int, int], ...], frozenset[str]]:
+    spans, kinds = scanner().scan(text)
+    return tuple(spans), kinds
+
+
+def _scan(text: str) -> tuple[tuple[tuple[int, int], ...], frozenset[str]]:
+    if len(text) < MIN_TEXT:
+        return (), frozenset()
+    if len(text) <= CACHED_TEXT:
+        return _scan_cached(text)
+    spans, kinds = scanner().scan(text)
+    return tuple(spans), kinds
 
 
 def _spans(text: str) -> tuple[tuple[int, int], ...]:
-    if len(text) < MIN_TEXT:
-        return ()
-    if len(text) <= CACHED_TEXT:
-        return _spans_cached(text)
-    return tuple(scanner().spans(text))
+    return _scan(text)[0]
+
+
+def kinds(text: str) -> frozenset[str]:
+    """The kinds of secret ``text`` seems to hold ("Private Key", "AWS Access Key"…)."""
+    return _scan(text)[1]
 
 
 def found(text: str) -> tuple[str, ...]:
@@ -235,15 +254,24 @@ def looks_secret(value: Any) -> bool:
     return isinstance(value, str) and bool(_spans(value))
 
 
-def redact_shapes(text: str, replacement: str) -> str:
-    """``text`` with every secret of a known shape replaced, where it stands."""
-    for start, end in reversed(_spans(text)):
-        text = text[:start] + replacement + text[end:]
-    return text
+def redact_shapes(text: str, replacement: str | Callable[[str], str]) -> str:
+    """``text`` with every secret of a known shape replaced where it stands: by
+    ``replacement``, or by what it makes of the secret. One pass, linear in the matches."""
+    spans = _spans(text)
+    if not spans:
+        return text
+    make = replacement if callable(replacement) else (lambda _secret: replacement)
+    out, at = [], 0
+    for start, end in spans:
+        out += [text[at:start], make(text[start:end])]
+        at = end
+    out.append(text[at:])
+    return "".join(out)
 
 
 def fingerprint(piece: str) -> str:
-    return FINGERPRINT.format(hashlib.sha256(piece.encode("utf-8")).hexdigest()[:12])
+    """A path's random piece as stored: its keyed fingerprint (``sealing.mark``)."""
+    return sealing.mark(piece)
 
 
 def _paths(text: str) -> list[tuple[int, int]]:
