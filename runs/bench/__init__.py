@@ -12,6 +12,8 @@ may import anything of the app, nothing of the product imports it.
                 answer is right when the flip is not monotone
 - ``batches``   batch counterfactuals and replays on queue workers
 - ``capture``   what the capture adds to a call, per HTTP library
+- ``redaction`` keying and redacting a captured call as it grows to 1 MB dense with
+                key-shaped tokens (linear), storing a 1 MB answer, a 5 KB call's overhead
 - ``recording`` ``rewind_hooks`` on a user's program against Burr's tracker
 - ``imports``   importing a tracker directory
 - ``pages``     the dashboard: the 500-step run page, step → browser latency

@@ -17,6 +17,7 @@ from runs.bench.noise import noise_figures
 from runs.bench.pages import live_latency_figure, run_page_figure
 from runs.bench.pipelines import register
 from runs.bench.recording import recording_figures
+from runs.bench.redaction import redaction_figures
 from runs.bench.regress import regress_figures
 from runs.bench.replays import bytes_figure, diff_figures, replay_figures, whole_replay_figures
 from runs.bench.storage import storage_figures
@@ -84,6 +85,13 @@ class Command(RewindCommand):
             help="only the list figures (a minute; the whole bench takes many)",
         )
         parser.add_argument(
+            "--redaction-only",
+            action="store_true",
+            help="only the redaction figures: keying and redacting a captured request of 0.25 to "
+            "1 MB dense with key-shaped tokens, 10,000 strings, credentials quoted in it, storing "
+            "a 1 MB answer, and a 5 KB live call's overhead (seconds; issue 40)",
+        )
+        parser.add_argument(
             "--no-storage",
             action="store_true",
             help="leave out the storage figures (10,000 runs with and without pruning: minutes)",
@@ -98,6 +106,9 @@ class Command(RewindCommand):
                 repeat, options["list_runs"] or 50_000, self.stderr.write, options["scale_runs"]
             )
             self._print({"figures": lists}, options)
+            return
+        if options["redaction_only"]:
+            self._print({"figures": redaction_figures(repeat)}, options)
             return
 
         def cold_run() -> Run:
@@ -153,6 +164,7 @@ class Command(RewindCommand):
             ),
             batch_figure(repeat),
             *capture_figures(repeat),
+            *redaction_figures(repeat),
             *transport_figures(repeat),
             *recording_figures(repeat),
             *anchor_figures(repeat, say=self.stderr.write),
@@ -197,9 +209,12 @@ class Command(RewindCommand):
             if "goal" not in row:
                 detail = row.get("note", "")
             elif row["goal"].endswith(" s"):  # a time goal: the time itself
-                detail = f"{row['value']:.3f} s (goal {row['goal']})"
+                shown = f"{row['value']:.3f}" if row["value"] >= 0.01 else f"{row['value']:.6f}"
+                detail = f"{shown} s (goal {row['goal']})"
             elif row["goal"].endswith(" KB"):  # a size goal: the size itself
                 detail = f"{row['value']:.0f} KB (goal {row['goal']})"
             else:
                 detail = f"{row['ratio']} (goal {row['goal']})"
+            if row.get("mb_per_s") is not None and "goal" in row:  # a throughput beside it
+                detail += f", {row['mb_per_s']} MB/s"
             self.stdout.write(f"{verdict}  {row['figure']}: {detail}")
