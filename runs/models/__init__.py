@@ -20,6 +20,7 @@ from runs.models.blobs import (
     StoresBlobs,
     StoresBlobsQuerySet,
     stored_json,
+    stored_text,
 )
 from runs.models.runs import Run, RunQuerySet, same_override
 from runs.models.grids import Grid, GridQuerySet, GridRow
@@ -60,4 +61,5 @@ __all__ = [
     "ToolCacheEntry",
     "same_override",
     "stored_json",
+    "stored_text",
 ]

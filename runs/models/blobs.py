@@ -1,6 +1,13 @@
-"""Blobs: values stored once by the sha256 of their canonical JSON (DESIGN.md, rule 4), and
-what lets a row keep its values there (``stored_json``, ``StoresBlobs``,
-``StoresBlobsQuerySet``)."""
+"""Blobs: values stored once by the sha256 of their stored text (DESIGN.md, rule 4), and
+what lets a row keep its values there (``stored_text``, ``stored_json``, ``StoresBlobs``,
+``StoresBlobsQuerySet``).
+
+A value is stored as the app had it, dict order included (``stored_text``: compact JSON, keys
+in insertion order), so what a fork or a replay reads back is exactly what the step had — a
+prompt built by iterating a dict is the recorded prompt. Canonical JSON (sorted keys) is for
+hashes only (``runs.lib.hashing``): two values that differ only in order have one output hash
+and two blobs, neither losing its order. Blobs stored as canonical JSON before stay valid: a
+blob's key is the sha256 of its own text, whichever order that text has."""
 
 from __future__ import annotations
 
@@ -10,14 +17,20 @@ from typing import Any
 
 from django.db import models
 
-from runs.lib.hashing import canonical_json, sha256_text
+from runs.lib.hashing import sha256_text
 from runs.models.packed import PackedText
 from runs.models.sql import insert_new
 
 
+def stored_text(value: Any) -> str:
+    """``value`` as a blob stores it: compact JSON, its dicts' keys in the order they hold
+    them (not sorted: canonical JSON is for hashes), non-ASCII kept as it is."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 class BlobQuerySet(models.QuerySet):
     def store(self, blobs: Mapping[str, str], known: set[str] | None = None) -> list[str]:
-        """Insert the blobs (hash → canonical JSON) not stored yet, in one statement — none at
+        """Insert the blobs (hash → stored text) not stored yet, in one statement — none at
         all when ``known``, hashes the caller has seen committed, holds every one. A blob
         already there is kept. Returns the hashes it inserted (or found there): the caller
         may count them known once its transaction has committed, not before."""
@@ -27,14 +40,14 @@ class BlobQuerySet(models.QuerySet):
 
 
 class Blob(models.Model):
-    """A value stored once, under the sha256 of its canonical JSON (DESIGN.md, rule 4): Burr
-    state snapshots and the inputs, outputs and prompts of steps. Runs, steps and forks refer
-    to blobs by hash, so an unchanged replay — whose states and outputs are its parent's —
-    adds only its own step rows. Blobs are never rewritten; one is deleted only by a prune
+    """A value stored once, under the sha256 of its text (``stored_text``: the app's dict
+    order; DESIGN.md, rule 4): Burr state snapshots and the inputs, outputs and prompts of
+    steps. Runs, steps and forks refer to blobs by hash, so an unchanged replay — whose
+    states and outputs are its parent's, in the same order — adds only its own step rows. Blobs are never rewritten; one is deleted only by a prune
     (``runs.engine.retention``), once no step or state refers to it."""
 
     sha256 = models.CharField(max_length=64, primary_key=True)
-    body = PackedText()  # canonical JSON (sorted keys, compact separators), zlib'd if it pays
+    body = PackedText()  # JSON in the app's dict order (older rows: sorted), zlib'd if it pays
 
     objects = BlobQuerySet.as_manager()
 
@@ -43,7 +56,7 @@ class Blob(models.Model):
 
     @staticmethod
     def key(text: str) -> str:
-        """The hash a blob of ``text`` (canonical JSON) is stored under."""
+        """The hash a blob of ``text`` (``stored_text``) is stored under: its own sha256."""
         return sha256_text(text)
 
 
@@ -64,7 +77,7 @@ def stored_json(name: str, default: Callable[[], Any] | None = None) -> property
 
     def put(obj: models.Model, value: Any) -> None:
         obj.__dict__.setdefault("_stored_values", {})[name] = value
-        setattr(obj, f"{fk}_id", None if value is None else obj.keep_blob(canonical_json(value)))
+        setattr(obj, f"{fk}_id", None if value is None else obj.keep_blob(stored_text(value)))
 
     return property(get, put, doc=f"JSON value stored in Blob through {fk}")
 

@@ -32,8 +32,8 @@ class BurrStateManager(models.Manager.from_queryset(BurrStateQuerySet)):
 
 class BurrState(StoresBlobs):
     """Burr's persister table, written through the ORM by ``DjangoPersister``. The snapshot
-    itself is a ``Blob`` (canonical JSON of Burr's serialised state), shared by every row
-    that holds the same state — an unchanged replay's rows point at its parent's snapshots."""
+    itself is a ``Blob`` (Burr's serialised state as ``stored_text`` writes it: the app's dict
+    order), shared by every row that holds the same state — an unchanged replay's rows point at its parent's snapshots."""
 
     partition_key = models.CharField(max_length=100, default="")
     app_id = models.CharField(max_length=100)
@@ -64,7 +64,8 @@ class BurrState(StoresBlobs):
 
     @property
     def state(self) -> str:
-        """The snapshot: canonical JSON of Burr's serialised state."""
+        """The snapshot: Burr's serialised state as JSON text, in the app's dict order
+        (``stored_text``; a row stored before that: canonical JSON)."""
         values = self.__dict__.setdefault("_stored_values", {})
         if "state" not in values:
             values["state"] = self.state_blob.body

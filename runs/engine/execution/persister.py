@@ -3,8 +3,10 @@
 Burr calls ``load`` when a fork initialises from a prior row. ``save`` is called by
 ``runs.engine.execution.recorder.StepRecorder`` (through ``row``) inside the same transaction that
 writes the step's Node row, so a state row never exists without its node row (or the
-reverse), on SQLite and PostgreSQL alike. The state is stored as canonical JSON in a
-``Blob``, once per distinct state: rows holding the same state share it. Values go through
+reverse), on SQLite and PostgreSQL alike. The state is stored as JSON in the app's dict order
+(``stored_text``: a fork's ``load`` hands the app its dicts as it built them, so a prompt it
+builds by iterating one is the recorded prompt) in a ``Blob``, once per distinct state: rows
+holding the same state share it. Values go through
 Burr's serde (``runs.engine.apps.state``), so ``load`` gives back their types.
 """
 
@@ -17,8 +19,7 @@ from burr.core import State
 from burr.core.persistence import BaseStatePersister, PersistedStateData
 
 from runs.engine.apps.state import stored_state
-from runs.lib.hashing import canonical_json
-from runs.models import BurrState
+from runs.models import BurrState, stored_text
 
 PARTITION_KEY = ""
 
@@ -78,5 +79,5 @@ class DjangoPersister(BaseStatePersister):
             sequence_id=sequence_id,
             position=position,
             status=status,
-            state=canonical_json(stored_state(state, framework=True)),
+            state=stored_text(stored_state(state, framework=True)),
         )

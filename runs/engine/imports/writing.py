@@ -33,12 +33,11 @@ from runs.engine.imports.genai import calls_of, clean_attributes
 from runs.engine.imports.tracker import Span, Step
 from runs.lib.hashing import (
     FRAMEWORK_PREFIX,
-    canonical_json,
     content_sha256,
     sha256_text,
     trajectory_sha256,
 )
-from runs.models import BurrState, Edge, Node, Run
+from runs.models import BurrState, Edge, Node, Run, stored_text
 
 BATCH = 200  # steps per bulk insert
 NO_CALLS = (
@@ -261,7 +260,7 @@ class RunWriter:
             position=step.action,
             status="failed" if failed else "completed",
         )
-        row.state = canonical_json(state)
+        row.state = stored_text(state)  # in the order the log holds it, as a fork reads it
         edge = None
         if self.previous is not None:
             edge = Edge(

@@ -1,7 +1,7 @@
 """Content-addressed storage and the per-step write path (issue 10, deliverables 1 and 2).
 
-States, inputs, outputs and prompts are stored once by the sha256 of their canonical JSON
-(``runs.models.Blob``); an unchanged replay adds only its own rows; a cached step is one
+States, inputs, outputs and prompts are stored once by the sha256 of their stored text (JSON in
+the app's dict order, ``runs.models.stored_text``; ``runs.models.Blob``); an unchanged replay adds only its own rows; a cached step is one
 transaction of three statements; the migration that moved existing rows keeps every value and
 every hash. Counts, never timings.
 """
@@ -21,7 +21,7 @@ from runs.engine.execution.runner import execute_run
 from runs.engine.forking.forks import create_fork
 from runs.engine.forking.replays import create_replay
 from runs.lib.hashing import canonical_json, content_sha256, sha256_text, trajectory_sha256
-from runs.models import Blob, BurrState, Node, Run
+from runs.models import Blob, BurrState, Node, Run, stored_text
 
 pytestmark = pytest.mark.django_db
 
@@ -78,14 +78,16 @@ def test_an_assigned_value_reads_back_before_and_after_saving(research_run):
     assert Node.objects.get(pk=step.pk).output is None
 
 
-def test_a_step_reads_its_values_back_as_written_and_its_output_blob_is_its_output_hash(
+def test_a_step_reads_its_values_back_as_written_each_blob_keyed_by_its_own_text(
     research_run,
 ):
+    # A blob holds a value in the app's dict order; the output hash is its canonical JSON's.
     for node in Node.objects.filter(run=research_run):
-        assert node.output_blob_id == node.output_sha256 == content_sha256(node.output)
-        assert node.inputs_blob_id == content_sha256(node.inputs)
+        assert node.output_sha256 == content_sha256(node.output)
+        assert node.output_blob_id == Blob.key(stored_text(node.output))
+        assert node.inputs_blob_id == Blob.key(stored_text(node.inputs))
         if node.kind == "llm":
-            assert node.prompt_blob_id == content_sha256(node.prompt)
+            assert node.prompt_blob_id == Blob.key(stored_text(node.prompt))
             assert node.prompt[0]["role"] == "system"
     for row in BurrState.objects.filter(app_id=str(research_run.pk)):
         assert row.state_blob_id == sha256_text(row.state)
