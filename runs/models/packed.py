@@ -114,3 +114,39 @@ class PackedJSON(models.JSONField):
         if value is None:
             return None
         return json.loads(unpack(bytes(value)), cls=self.decoder)
+
+
+def reseal_all(chunk: int = 500) -> dict[str, int]:
+    """Every sealed value of every packed column encrypted again under the first configured key
+    (``rewind_rekey``: rotation), a chunk of rows per transaction; per column, how many."""
+    from django.apps import apps
+    from django.db import connection, transaction
+
+    done: dict[str, int] = {}
+    quote = connection.ops.quote_name
+    for model in apps.get_app_config("runs").get_models():
+        for field in model._meta.concrete_fields:
+            if not isinstance(field, PackedText | PackedJSON):
+                continue
+            table, pk = model._meta.db_table, model._meta.pk.column
+            select = f"SELECT {quote(pk)}, {quote(field.column)} FROM {quote(table)}"
+            update = f"UPDATE {quote(table)} SET {quote(field.column)} = %s WHERE {quote(pk)} = %s"
+            count, after = 0, None
+            while True:
+                where = "" if after is None else f" WHERE {quote(pk)} > %s"
+                with connection.cursor() as cursor:
+                    cursor.execute(
+                        f"{select}{where} ORDER BY {quote(pk)} LIMIT {int(chunk)}",
+                        [] if after is None else [after],
+                    )
+                    rows = cursor.fetchall()
+                if not rows:
+                    break
+                after = rows[-1][0]
+                sealed = [(resealed(bytes(v)), k) for k, v in rows if is_sealed(v)]
+                with transaction.atomic(), connection.cursor() as cursor:
+                    for value, key in sealed:
+                        cursor.execute(update, [connection.Database.Binary(value), key])
+                count += len(sealed)
+            done[f"{model.__name__}.{field.name}"] = count
+    return done

@@ -225,12 +225,13 @@ def secrets_in_url(url: str) -> set[str]:
 
 # The token segment of webhook and bot URLs as their services issue them (Discord and Slack
 # webhooks, Telegram bots, Teams incoming webhooks, Zapier's catch hooks): the group is the token.
+_TOKEN = r"([^/?#\s\"'<>]{%d,})"
 _WEBHOOK_TOKENS = re.compile(
-    r"/webhooks?/[^/]+/([^/?#]{8,})"
-    r"|/services/T[A-Z0-9]+/B[A-Z0-9]+/([^/?#]{8,})"
-    r"|/bot(\d{5,}:[A-Za-z0-9_\-]{20,})"
-    r"|/IncomingWebhook/([^/?#]{8,})"
-    r"|/hooks/catch/[^/]+/([^/?#]{4,})"
+    r"/webhooks?/[^/\s]+/" + _TOKEN % 8
+    + r"|/services/T[A-Z0-9]+/B[A-Z0-9]+/" + _TOKEN % 8
+    + r"|/bot(\d{5,}:[A-Za-z0-9_\-]{20,})"
+    + r"|/IncomingWebhook/" + _TOKEN % 8
+    + r"|/hooks/catch/[^/\s]+/" + _TOKEN % 4
 )
 
 
