@@ -44,7 +44,7 @@ from runs.engine.calls.pricing import cost_usd
 from runs.engine.errors import NodeFailure
 from runs.engine.providers.simulator import SIMULATOR_HEADER
 from runs.lib.hashing import canonical_json, length_prefixed, sha256_text
-from runs.models.packed import Sealed
+from runs.models.packed import Scanned, Sealed
 
 HTTP_KEY_VERSION = "rewind-http-key/1"
 # Fields of an LLM wire format that describe the caller, not the question (OpenAI's ``user``,
@@ -254,14 +254,15 @@ class StepCalls:
                 body = wire.rewrite(fmt, body, self.llm_model, self.llm_temperature)
                 replaced = json.dumps(body).encode("utf-8")
         query = out.query
+        examined = redaction.examine_body(body)
         secrets = frozenset(
             redaction.secrets_in_headers(out.headers)
             | redaction.secrets_in(query)
-            | redaction.secrets_in_body(body)
+            | examined.secrets
             | redaction.secrets_in_url(out.url)
         )
         known = redaction.KnownSecrets(secrets)
-        described = describe_request(out, body, fmt, query, known)
+        described = describe_request(out, body, fmt, query, known, examined.named)
         kind = "llm" if fmt is not None else "tool"
         key = http_cache_key(kind, described)
         path = branches.branch()
@@ -273,13 +274,15 @@ class StepCalls:
                     cache_source="live", library=out.library, method=out.method,
                     format=fmt.family if fmt else "", secrets=secrets, known=known,
                     wire_format=fmt)  # fmt: skip
-        shapes = redaction.kinds_of_secrets(described["body"])
+        shapes = redaction.kinds_of_secrets(
+            None, [*examined.texts, *(v for _, v in query), out.path]
+        )
         if shapes:  # content that looks like a secret: kept, and said (``shape_warnings``)
             call.shapes, call.host = sorted(shapes), urlsplit(out.url).hostname or out.url
         if fmt is not None and isinstance(body, dict):
             with self.lock:
-                if self.prompt is None:
-                    self.prompt = redaction.keyed_body(wire.prompt_of(fmt, body), known)
+                if self.prompt is None:  # from the keyed body: its credentials already marked
+                    self.prompt = wire.prompt_of(fmt, described["body"])
             call.model_requested = wire.model_requested(fmt, body)
             call.temperature = wire.temperature_requested(fmt, body)
         return replaced, call, described
@@ -322,7 +325,7 @@ class StepCalls:
         one hop a step instead of one a call."""
         call.latency_ms = round((time.perf_counter() - started) * 1000, 3)
         call.status = answer.status
-        stored = _stored_response(answer, call.known)
+        stored = _stored_response(answer, call.known, tool=call.kind != "llm")
         ok = 200 <= answer.status < 300
         keep = True  # the answer, or a failed attempt's status and body
         if call.kind == "llm":
@@ -387,7 +390,8 @@ class StepCalls:
                 "provider": call.provider,
                 "model_requested": call.model_requested,
                 "model_answered": call.model_answered,
-                "request": described,
+                # Scanned above: sealed when it held a shape, not scanned again when it did not.
+                "request": Sealed(described) if call.shapes else Scanned(described),
                 "response": stored,
                 "usage": {
                     "prompt_tokens": call.prompt_tokens,
@@ -579,6 +583,7 @@ def describe_request(
     fmt: wire.WireFormat | None,
     query: list[tuple[str, str]],
     known: redaction.KnownSecrets,
+    named: bool | None = None,
 ) -> dict[str, Any]:
     """What a call's key is taken over, and what is stored of its request: method, endpoint
     (the format's for an LLM call, the path for a tool call), query and the canonical body —
@@ -588,7 +593,9 @@ def describe_request(
     if isinstance(body, dict) and fmt is not None:
         body = {k: v for k, v in body.items() if k not in METADATA_FIELDS}
     if body is not None:
-        body = redaction.keyed_body(body, known)
+        # The request's credentials are looked for in its strings only when its bytes hold one.
+        inside = known if not known.absent_from(out.content) else redaction.KnownSecrets()
+        body = redaction.keyed_body(body, inside, named=named)
     elif out.content:
         body = {"sha256": sha256_text(out.content.decode("latin-1"))}
     return {
@@ -647,7 +654,9 @@ def store_answers(
         call.entry = f"{call.kind}:{entry.pk}"
 
 
-def _stored_response(answer: Answer, known: redaction.KnownSecrets) -> dict[str, Any]:
+def _stored_response(
+    answer: Answer, known: redaction.KnownSecrets, *, tool: bool = True
+) -> dict[str, Any]:
     """An answer as stored: its bytes exactly, but for the request's credentials where it quotes
     them (marked; a replay sending them gets them back). One that hands out a credential by
     name (``access_token``) is sealed whole; one holding what looks like a secret is sealed by
@@ -662,7 +671,7 @@ def _stored_response(answer: Answer, known: redaction.KnownSecrets) -> dict[str,
         return {"status": answer.status, "headers": headers, "base64": encoded}
     text = known.marked(text)
     stored = {"status": answer.status, "headers": headers, "text": text}
-    return Sealed(stored) if redaction.holds_named_secret(text) else stored
+    return Sealed(stored) if tool and redaction.holds_named_secret(text) else stored
 
 
 def _body_bytes(stored: dict[str, Any]) -> bytes:
