@@ -30,6 +30,7 @@ from runs.engine.calls.capture.subprocess_adapter import CapturedPopen
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.replays import create_replay, replay_verdict
+from runs.lib import sealing
 from runs.models import Node, Run, ToolCacheEntry
 from runs.tests.conftest import everything_stored
 from runs.tests.helpers import process_apps
@@ -261,12 +262,16 @@ def test_a_credential_in_argv_is_never_stored(workspace, caplog):
         assert canary not in caplog.text
     entry = ToolCacheEntry.objects.filter(tool="EXEC /python").get()
     argv = entry.args["body"]["argv"]
+    token, plain, bearer = (
+        sealing.mark(c)
+        for c in (process_apps.CANARY, process_apps.PLAIN_CANARY, process_apps.BEARER_CANARY)
+    )  # each its keyed fingerprint, where it stood
     assert argv[4:] == [
-        "--token=[redacted]", "--password", "[redacted]", "-H", "Authorization: Bearer [redacted]"
+        f"--token={token}", "--password", plain, "-H", f"Authorization: Bearer {bearer}"
     ]  # fmt: skip
-    assert "[redacted]" in entry.result["text"]  # the echo of them, too
+    assert token in entry.result["text"]  # the echo of them, too
     shell = ToolCacheEntry.objects.filter(tool="EXEC /echo").get()
-    assert shell.args["body"]["shell"].startswith("API_TOKEN=[redacted] echo")
+    assert shell.args["body"]["shell"].startswith(f"API_TOKEN={plain} echo")
 
 
 def test_a_file_the_command_writes_itself_is_not_a_changed_input_of_its_replay(workspace):
