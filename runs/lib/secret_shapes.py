@@ -56,6 +56,16 @@ _PATH = re.compile(
     r"""(?:(?<=[\s"'(<\[=,])|^)(?:[A-Za-z][A-Za-z0-9+.\-]*://[^\s/"'<>?#]*)?/[^\s"'<>?#]*"""
 )
 _PIECE = re.compile(r"\[(?:redacted|credential)(?::[0-9a-f]{12,20})?\]|[A-Za-z0-9+_\-=]+")
+# Key shapes of providers agents call that detect-secrets does not know (yet): its rules are
+# used besides. A key is random: it has a digit (``sk-task-management-release`` is a word).
+EXTRA_RULES = [
+    ("OpenAI or Anthropic API key", re.compile(r"sk-(?:ant-(?:api\d\d-)?|proj-)?(?=[A-Za-z_\-]*\d)[A-Za-z0-9_\-]{20,}")),
+    ("Google API key", re.compile(r"AIza[0-9A-Za-z_\-]{35}")),
+    ("GitHub token", re.compile(r"gh[pousr]_[A-Za-z0-9]{36,}")),
+    ("Slack token", re.compile(r"xox[abposr]-(?=[A-Za-z\-]*\d)[A-Za-z0-9\-]{10,}")),
+    ("Tavily API key", re.compile(r"tvly-(?:dev-)?(?=[A-Za-z_\-]*\d)[A-Za-z0-9_\-]{16,}")),
+    ("Telegram bot token", re.compile(r"\b\d{6,}:AA[A-Za-z0-9_\-]{30,}")),
+]  # fmt: skip
 MIN_TEXT = 8  # a shorter text holds no shape worth a scan
 # Texts up to this long keep what was found in them (a conversation sends its earlier messages
 # again with every call): at most CACHED_TEXTS of them, a few megabytes.
@@ -89,7 +99,7 @@ class _Scanner:
             (getattr(plugin, "is_formally_valid", None), plugin.secret_type, rule, needles(rule))
             for plugin in self.plugins
             for rule in plugin.denylist
-        ]
+        ] + [(None, kind, rule, needles(rule)) for kind, rule in EXTRA_RULES]
         self.entropy = [HexHighEntropyString(), Base64HighEntropyString()]
         self.charsets = [frozenset(check.charset) for check in self.entropy]
         self.ordinary = (is_sequential_string, is_potential_uuid)
@@ -105,7 +115,9 @@ class _Scanner:
         kinds found (the plugins' own names: "Private Key", "JSON Web Token")."""
         found: list[tuple[int, int]] = []
         kinds: set[str] = set()
-        folded = text.casefold() if any(r.flags & re.IGNORECASE for _, _, r, _ in self.rules) else text
+        folded = (
+            text.casefold() if any(r.flags & re.IGNORECASE for _, _, r, _ in self.rules) else text
+        )
         for valid, kind, rule, needed in self.rules:  # valid: the JWT plugin's own check
             if needed and not any(
                 n in (folded if rule.flags & re.IGNORECASE else text) for n in needed

@@ -43,6 +43,7 @@ from runs.engine.calls.inflight import call_lock
 from runs.engine.calls.pricing import cost_usd
 from runs.engine.errors import NodeFailure
 from runs.engine.providers.simulator import SIMULATOR_HEADER
+from runs.lib import secret_shapes
 from runs.lib.hashing import canonical_json, length_prefixed, sha256_text
 from runs.models.packed import Scanned, Sealed
 
@@ -667,11 +668,17 @@ def _stored_response(
     except UnicodeDecodeError:
         text = None
     if text is None or "\x00" in text:  # PostgreSQL's jsonb holds no U+0000 (protobuf has it)
-        encoded = base64.b64encode(known.marked_bytes(answer.body)).decode("ascii")
-        return {"status": answer.status, "headers": headers, "base64": encoded}
+        body = known.marked_bytes(answer.body)
+        stored = {"status": answer.status, "headers": headers, "base64": _b64(body)}
+        # Its column cannot see a secret through base64: looked for in the bytes here.
+        return Sealed(stored) if secret_shapes.looks_secret(body.decode("latin-1")) else stored
     text = known.marked(text)
     stored = {"status": answer.status, "headers": headers, "text": text}
     return Sealed(stored) if tool and redaction.holds_named_secret(text) else stored
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
 
 
 def _body_bytes(stored: dict[str, Any]) -> bytes:

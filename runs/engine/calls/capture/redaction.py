@@ -94,15 +94,9 @@ CREDENTIAL_HEADERS = frozenset(
         "ocp-apim-subscription-key",
     }
 )
-# The shapes of API keys detect-secrets does not know (its ``shapes`` are used besides).
-KEY_SHAPES = re.compile(
-    r"(?:sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"  # OpenAI, Anthropic
-    r"|AIza[0-9A-Za-z_\-]{30,}"  # Google
-    r"|gh[pousr]_[A-Za-z0-9]{30,}"  # GitHub
-    r"|xox[abposr]-[A-Za-z0-9\-]{10,}"  # Slack
-    r"|tvly-[A-Za-z0-9_\-]{16,}"  # Tavily
-    r"|bot\d{6,}:[A-Za-z0-9_\-]{30,})"  # Telegram
-)
+# The shapes of API keys detect-secrets does not know (``secret_shapes.EXTRA_RULES``), in one
+# pattern for the texts shown.
+KEY_SHAPES = re.compile("|".join(f"(?:{rule.pattern})" for _, rule in shapes.EXTRA_RULES))
 MIN_SECRET = 8  # a shorter value is not searched for elsewhere (it would match words)
 
 
@@ -423,7 +417,7 @@ def masked_shapes(value: Any) -> Any:
     be sealed (a tool call's request). Two different secrets stay two different texts."""
     if isinstance(value, Mapping):
         return {k: masked_shapes(v) for k, v in value.items()}
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):  # a query's (name, value) pairs are tuples
         return [masked_shapes(v) for v in value]
     if isinstance(value, str):
         return shapes.redact_shapes(value, _secret_mark)

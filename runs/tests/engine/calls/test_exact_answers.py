@@ -104,7 +104,7 @@ BASE64_UNSEALED = (
 
 def _transports() -> list[Any]:
     return [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=BASE64_UNSEALED))
+        name
         if name == "grpc"
         else name
         for name in sorted(EXPECTED)
@@ -141,25 +141,8 @@ def test_an_answer_holding_secret_shaped_text_is_unreadable_in_the_database_file
     assert plaintext_found(apps.NEEDLES) == {}
 
 
-# A shape alone (with no other to seal the column it shares): OpenAI's key shape is one that
-# ``redaction.KEY_SHAPES`` knows (pages mask it) but detect-secrets does not.
-SK_UNSEALED = (
-    "runs.models.packed.pack (blobs, cache entries) seals by runs.lib.secret_shapes."
-    "looks_secret (detect-secrets' rules) only; the key shapes detect-secrets lacks "
-    "(redaction.KEY_SHAPES: sk-…, AIza…, tvly-…) are masked on pages but stored readable"
-)
-
-
-def _shapes(reason: str) -> list[Any]:
-    return [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=reason))
-        if name == "OpenAI key"
-        else name
-        for name in apps.SHAPES
-    ]
-
-
-@pytest.mark.parametrize("shape", _shapes(SK_UNSEALED))
+# A shape alone (with no other to seal the column it shares), one per kind.
+@pytest.mark.parametrize("shape", apps.SHAPES)
 def test_an_answer_holding_one_secret_shape_alone_replays_exactly_and_is_sealed(
     services, monkeypatch, shape
 ):
@@ -173,28 +156,12 @@ def test_an_answer_holding_one_secret_shape_alone_replays_exactly_and_is_sealed(
     assert plaintext_found({shape: apps.NEEDLES[shape]}) == {}
 
 
-QUERY_ARGS_UNMASKED = (
-    "redaction.masked_shapes walks dicts, lists and strings but not tuples, and the described "
-    "request's query is a list of (name, value) tuples: a tool call's secret-shaped query value "
-    "is stored unmasked in runs_toolcacheentry.args (a plain JSONField, never sealed)"
-)
-ARGS_SK_UNMASKED = (
-    "redaction.masked_shapes masks by secret_shapes (detect-secrets) only and call.shapes comes "
-    "from it too: an sk-… key in a tool's request body stays readable in "
-    "runs_toolcacheentry.args (and its result, see SK_UNSEALED)"
-)
-
-
 def _places() -> list[Any]:
-    made = []
-    for place in ("query", "body", "mcp"):
-        for shape in apps.SHAPES:
-            reason = QUERY_ARGS_UNMASKED if place == "query" else None
-            if shape == "OpenAI key" and place != "query":
-                reason = ARGS_SK_UNMASKED
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            made.append(pytest.param(place, shape, marks=marks, id=f"{place}-{shape}"))
-    return made
+    return [
+        pytest.param(place, shape, id=f"{place}-{shape}")
+        for place in ("query", "body", "mcp")
+        for shape in apps.SHAPES
+    ]
 
 
 @pytest.mark.parametrize(("place", "shape"), _places())
