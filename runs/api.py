@@ -8,7 +8,9 @@ run that has already finished (cancel), 429 (with ``Retry-After``) for work over
 budget (``runs.budgets``). A 500 is
 answered by ``rewind_site.urls.handler500`` after Django has logged it on ``django.request``.
 
-The views stay thin: the body is checked here, everything else is the engine's.
+The views stay thin: the body is checked here, everything else is the engine's. A run's
+object is answered masked (``runs.pages.masking``): what looks like a secret in a step's
+values, an override or an error reads ``[redacted]``, as on the pages.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from runs.engine.execution.new_runs import create_run
 from runs.engine.forking.forks import resolve_fork
 from runs.lib.jsontext import MAX_JSON_DEPTH, JSONTextError, nesting_depth_exceeds, parse_json
 from runs.models import Run
+from runs.pages.masking import masked
 from runs.tasks import enqueue_run
 
 BODY_DEPTH = MAX_JSON_DEPTH  # the body itself counting as 1 (its values: runs.lib.jsontext)
@@ -207,6 +210,16 @@ def checked(body: dict[str, Any], fields: dict[str, tuple[Callable[[Any], bool],
     return given
 
 
+# Where a run's object names files on the server, not recorded content: shown as they are.
+UNMASKED = ("artifact", "imported_from")
+
+
+def shown_run(run: Run, **kwargs: Any) -> dict[str, Any]:
+    """``run_json(run)`` as answered: every recorded value in it masked."""
+    data = run_json(run, **kwargs)
+    return {k: v if k in UNMASKED else masked(v) for k, v in data.items()}
+
+
 def _run(run_id: int) -> Run:
     try:
         return Run.objects.select_related("parent").get(pk=run_id)
@@ -225,7 +238,7 @@ def health(request: HttpRequest) -> JsonResponse:
 @endpoint("GET")
 def run_detail(request: HttpRequest, run_id: int) -> JsonResponse:
     """``GET /api/runs/<run>``: the object ``rewind_run --json`` prints."""
-    return JsonResponse(run_json(_run(run_id)), json_dumps_params={"ensure_ascii": False})
+    return JsonResponse(shown_run(_run(run_id)), json_dumps_params={"ensure_ascii": False})
 
 
 @endpoint("POST")
@@ -249,7 +262,7 @@ def run_create(request: HttpRequest) -> JsonResponse:
     except RewindError as exc:
         raise ApiError(400, str(exc)) from None
     enqueue_run(run)
-    return JsonResponse(run_json(run, nodes=[]), status=201)
+    return JsonResponse(shown_run(run, nodes=[]), status=201)
 
 
 @endpoint("POST")
@@ -288,7 +301,7 @@ def fork_create(request: HttpRequest, run_id: int) -> JsonResponse:
     if not opened.reused:
         enqueue_run(opened.run)
     return JsonResponse(
-        {**run_json(opened.run), "reused": opened.reused},
+        {**shown_run(opened.run), "reused": opened.reused},
         status=200 if opened.reused else 201,
     )
 
@@ -302,7 +315,7 @@ def run_cancel(request: HttpRequest, run_id: int) -> JsonResponse:
         run = cancel_run(run, by=request.user.get_username())
     except RunFinished as exc:
         raise ApiError(409, str(exc)) from None
-    return JsonResponse(run_json(run), json_dumps_params={"ensure_ascii": False})
+    return JsonResponse(shown_run(run), json_dumps_params={"ensure_ascii": False})
 
 
 # --- errors raised before a view runs ----------------------------------------------------------

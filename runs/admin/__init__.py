@@ -18,8 +18,8 @@ Django autodiscovers ``runs.admin``: importing the modules below registers every
 ``ModelAdmin`` (``@admin.register``), in the order they were declared when they were one
 module.
 
-May import: Django, ``runs.models`` and ``runs.admin.common``; never the engine, a view or a
-page.
+May import: Django, ``runs.models``, ``runs.admin.common`` and ``runs.pages.masking`` (what
+recorded content is shown as); never the engine, a view or another page.
 """
 
 # isort: off
@@ -33,6 +33,7 @@ from runs.admin.common import (
     admin_link,
     pretty,
     pretty_html,
+    shown_text,
 )
 from runs.admin.runs import RunAdmin
 from runs.admin.nodes import ModelSubstitutedFilter, NodeAdmin
@@ -68,4 +69,5 @@ __all__ = [
     "admin_link",
     "pretty",
     "pretty_html",
+    "shown_text",
 ]

@@ -1,6 +1,7 @@
 """The admin of the two caches (LLM answers, tool results): read-only, except that staff
 with the delete permission may delete an entry. That is how a team invalidates a bad cached
-answer: the next run that needs it calls the model or tool again and stores a fresh one."""
+answer: the next run that needs it calls the model or tool again and stores a fresh one. A
+request and an answer are shown masked (``runs.pages.masking``), as stored they stay exact."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django.contrib.admin.utils import flatten_fieldsets
 from runs.admin.common import SHORT_KEY_LENGTH, ReadOnlyAdmin, RecentValuesFilter, pretty
 from runs.lib.model_names import substitution
 from runs.models import LLMCacheEntry, ToolCacheEntry
+from runs.pages.masking import masked_stored
 
 
 class ModelRequestedFilter(RecentValuesFilter):
@@ -82,7 +84,7 @@ class LLMCacheEntryAdmin(CacheEntryAdmin):
         return bool(substitution(obj.model_requested, obj.model_answered))
 
     pretty_request = pretty("request")
-    pretty_response = pretty("response")
+    pretty_response = pretty("response", masked_stored)  # a captured answer's body: its fields too
     pretty_usage = pretty("usage")
 
 
@@ -114,4 +116,4 @@ class ToolCacheEntryAdmin(CacheEntryAdmin):
     readonly_fields = flatten_fieldsets(fieldsets)
 
     pretty_args = pretty("args")
-    pretty_result = pretty("result")
+    pretty_result = pretty("result", masked_stored)

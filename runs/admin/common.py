@@ -8,7 +8,12 @@ False`` and ``CappedCountPaginator``), foreign keys joined in the list query
 applied by ``DeferringChangeList``); a filter's choices sampled from the newest rows
 (``RecentValuesFilter``) rather than a ``SELECT DISTINCT`` over all of them.
 
-May import: Django only; the row modules beside it import this, never the reverse.
+Recorded content (a step's values, a cache entry's request and answer, a state, an error) is
+shown masked (``runs.pages.masking``: what looks like a secret reads ``[redacted]``), by
+``pretty`` and ``shown_text``; the row itself is never changed.
+
+May import: Django and ``runs.pages.masking``; the row modules beside it import this, never
+the reverse.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from runs.lib.jsontext import pretty_json
+from runs.pages.masking import masked
 
 # How much of a cache key a changelist shows (the detail page shows it whole).
 SHORT_KEY_LENGTH = 12
@@ -108,24 +114,42 @@ class RecentValuesFilter(admin.SimpleListFilter):
         return queryset
 
 
-def pretty_html(value: Any) -> SafeString | None:
-    """``value`` as the inspector shows it (``runs.lib.jsontext.pretty_json``) in a ``<pre>``,
-    escaped.
+PRE = '<pre style="white-space: pre-wrap; margin: 0">{}</pre>'
+
+
+def pretty_html(value: Any, shown: Callable[[Any], Any] = masked) -> SafeString | None:
+    """``value`` as the inspector shows it (masked, then ``runs.lib.jsontext.pretty_json``)
+    in a ``<pre>``, escaped.
 
     ``None`` (an SQL NULL) shows as the admin's empty value. Cached answers and prompts are
     model output: anything in them (``<script>`` included) must reach the page as text.
     """
     if value is None:
         return None
-    return format_html('<pre style="white-space: pre-wrap; margin: 0">{}</pre>', pretty_json(value))
+    return format_html(PRE, pretty_json(shown(value)))
 
 
-def pretty(field: str) -> Callable[[Any, Any], SafeString | None]:
-    """A read-only admin column showing the JSON field ``field`` pretty-printed."""
+def pretty(
+    field: str, shown: Callable[[Any], Any] = masked
+) -> Callable[[Any, Any], SafeString | None]:
+    """A read-only admin column showing the JSON field ``field`` masked (by ``shown``) and
+    pretty-printed."""
 
     @admin.display(description=field)
     def show(self: Any, obj: Any) -> SafeString | None:
-        return pretty_html(getattr(obj, field))
+        return pretty_html(getattr(obj, field), shown)
+
+    return show
+
+
+def shown_text(field: str) -> Callable[[Any, Any], SafeString | str]:
+    """A read-only admin column showing the text field ``field`` masked (an error, a raw
+    output), in a ``<pre>`` when it spans lines."""
+
+    @admin.display(description=field.replace("_", " "))
+    def show(self: Any, obj: Any) -> SafeString | str:
+        text = masked(getattr(obj, field) or "")
+        return format_html(PRE, text) if "\n" in text else text
 
     return show
 

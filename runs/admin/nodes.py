@@ -1,5 +1,5 @@
 """The admin of nodes (a run's steps): how each ran (cache, model, numbers) and what it
-consumed and produced, read-only; a filter for the steps whose provider answered with another
+consumed and produced (masked), read-only; a filter for the steps whose provider answered with another
 model than the one requested."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from runs.admin.common import SHORT_KEY_LENGTH, ReadOnlyAdmin, admin_link, pretty
+from runs.admin.common import SHORT_KEY_LENGTH, ReadOnlyAdmin, admin_link, pretty, shown_text
 from runs.lib.model_names import substitution
 from runs.models import Node, Run
 
@@ -88,7 +88,7 @@ class NodeAdmin(ReadOnlyAdmin):
                     "name",
                     "kind",
                     "status",
-                    "error",
+                    "shown_error",
                     "app_link",
                     "created_at",
                 )
@@ -137,7 +137,7 @@ class NodeAdmin(ReadOnlyAdmin):
                     "pretty_prompt",
                     "pretty_output",
                     "output_sha256",
-                    "raw_output",
+                    "shown_raw_output",
                 )
             },
         ),
@@ -175,3 +175,5 @@ class NodeAdmin(ReadOnlyAdmin):
     pretty_inputs = pretty("inputs")
     pretty_prompt = pretty("prompt")
     pretty_output = pretty("output")
+    shown_error = shown_text("error")
+    shown_raw_output = shown_text("raw_output")

@@ -1,4 +1,4 @@
-"""The admin of runs: every field of a run, read-only, with links to its parent, root and
+"""The admin of runs: every field of a run, read-only (recorded values masked), with links to its parent, root and
 stability source, to its nodes and to its page in Rewind."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from runs.admin.common import ReadOnlyAdmin, admin_link, pretty
+from runs.admin.common import ReadOnlyAdmin, admin_link, pretty, shown_text
 from runs.models import Run
 
 
@@ -42,7 +42,7 @@ class RunAdmin(ReadOnlyAdmin):
                     "pipeline",
                     "status",
                     "mode",
-                    "error",
+                    "shown_error",
                     "app_link",
                     "nodes_link",
                 )
@@ -103,3 +103,4 @@ class RunAdmin(ReadOnlyAdmin):
     pretty_inputs = pretty("inputs")
     pretty_provider = pretty("provider")  # model, temperature, base URL: never the key
     pretty_override = pretty("override")
+    shown_error = shown_text("error")

@@ -1,5 +1,5 @@
 """The admin of Burr's persisted state (``BurrState``): the snapshot of each step, shown as
-JSON; forks load from them, so nothing here deletes one."""
+JSON (masked); forks load from them, so nothing here deletes one."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from django.contrib.admin.utils import flatten_fieldsets
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from runs.admin.common import ReadOnlyAdmin, RecentValuesFilter, pretty_html
+from runs.admin.common import PRE, ReadOnlyAdmin, RecentValuesFilter, pretty_html
 from runs.models import BurrState
+from runs.pages.masking import masked
 
 
 class BurrStatusFilter(RecentValuesFilter):
@@ -52,6 +53,6 @@ class BurrStateAdmin(ReadOnlyAdmin):
         try:
             value = json.loads(obj.state)
         except ValueError:
-            # Not JSON after all: show the text as stored, still escaped.
-            return format_html('<pre style="white-space: pre-wrap; margin: 0">{}</pre>', obj.state)
+            # Not JSON after all: show the text as stored (masked), still escaped.
+            return format_html(PRE, masked(obj.state))
         return pretty_html(value)

@@ -1,6 +1,7 @@
 """What a run is relative to its parent, as the runs list, the compare picker and a run's header
 say it: a new run, a fork (its one change, a long value by its first changed words), an
-unchanged replay or a stability sample; and how two compared runs are related."""
+unchanged replay or a stability sample; and how two compared runs are related. Values are shown
+masked (``runs.pages.masking``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from runs.engine.errors import PipelineError
 from runs.engine.forking.overrides import current_fields
 from runs.lib.words import FirstChange, WordDiff, first_change, is_long, shown, word_diff
 from runs.models import Node, Run, same_override
+from runs.pages.masking import masked
 
 # ``Change.was`` when the value an override replaced is not known (the source step was not
 # read, or its pipeline is not registered here): None is a value a field can have.
@@ -68,9 +70,10 @@ class Change:
     def is_regression(self) -> bool:
         return self.kind == "regression"
 
-    @property
+    @cached_property
     def value_text(self) -> str:
-        return shown(self.value)
+        """The override's value as shown: masked (``value`` is the run's own)."""
+        return shown(masked(self.value))
 
     @property
     def value_is_long(self) -> bool:
@@ -80,9 +83,9 @@ class Change:
     def was_known(self) -> bool:
         return self.was is not UNKNOWN
 
-    @property
+    @cached_property
     def was_text(self) -> str:
-        return shown(self.was) if self.was_known else ""
+        return shown(masked(self.was)) if self.was_known else ""
 
     @cached_property
     def first_change(self) -> FirstChange | None:

@@ -6,7 +6,8 @@ token/cost/latency deltas, the artifacts aligned side by side. What each run is 
 parent is ``runs.pages.change``.
 
 All markup built here is escaped token by token before it is wrapped in ``<ins>``/``<del>``,
-so text from a model or an override can never become HTML.
+so text from a model or an override can never become HTML; every value is masked first
+(``runs.pages.masking``), so what looks like a secret is never shown.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from typing import Any
 from django.utils.html import escape
 from django.utils.safestring import SafeString
 
-from runs.engine.analysis.diff import RunDiff
+from runs.engine.analysis.diff import RunDiff, unified_artifact_diff
 from runs.engine.analysis.leaves import ROOT_LABEL
 from runs.engine.calls.pricing import total_cost
 from runs.lib.words import WordDiff, is_long, shown, word_diff
-from runs.models import Node
+from runs.models import Node, Run
+from runs.pages.masking import masked
 
 # Changed text up to this long is shown as old → new; longer, as one text with the removed
 # and added words marked in place.
@@ -63,7 +65,9 @@ class Leaf:
 
 
 def leaf(change: dict[str, Any]) -> Leaf:
-    """A ``diff_values`` entry (``path``, ``change``, ``a``, ``b``) as a :class:`Leaf`."""
+    """A ``diff_values`` entry (``path``, ``change``, ``a``, ``b``) as a :class:`Leaf`, its
+    values masked (``change`` itself is left as it is)."""
+    change = {**change, "a": masked(change["a"]), "b": masked(change["b"])}
     kind = change["change"]
     a = "" if kind == "added" else shown(change["a"])
     b = "" if kind == "removed" else shown(change["b"])
@@ -74,7 +78,7 @@ def leaf(change: dict[str, Any]) -> Leaf:
     elif kind == "changed" and _is_number(change["a"]) and _is_number(change["b"]):
         delta = _signed(change["b"] - change["a"])
     return Leaf(
-        path=change["path"] or ROOT_LABEL,
+        path=masked(change["path"]) or ROOT_LABEL,
         change=kind,
         a=a,
         b=b,
@@ -278,10 +282,11 @@ def _aligned(a: list[str], b: list[str]) -> list[Line]:
 
 
 def side_by_side(text_a: str, text_b: str, context: int = CONTEXT_LINES) -> list[Block]:
-    """Both artifacts aligned line by line (``difflib``), changed lines highlighted word by
-    word; unchanged stretches longer than ``2 * context + 1`` lines fold, keeping ``context``
-    lines next to each change. Identical texts give one folded block."""
-    rows = _aligned(_lines(text_a), _lines(text_b))
+    """Both artifacts, masked, aligned line by line (``difflib``), changed lines highlighted
+    word by word; unchanged stretches longer than ``2 * context + 1`` lines fold, keeping
+    ``context`` lines next to each change. Identical texts give one folded block."""
+    # Masked whole before lines are split: a key's block spans lines.
+    rows = _aligned(_lines(masked(text_a)), _lines(masked(text_b)))
     blocks: list[Block] = []
     start = 0
     while start < len(rows):
@@ -312,3 +317,13 @@ def _append(blocks: list[Block], folded: bool, lines: list[Line]) -> None:
         blocks[-1].lines.extend(lines)
     else:
         blocks.append(Block(folded=folded, lines=list(lines)))
+
+
+def unified_diff(result: RunDiff, a: Run, b: Run, text_a: str | None, text_b: str | None) -> str:
+    """The unified diff of the two artifacts to copy (``result.artifact_diff``), made again from
+    their masked texts: a changed line of a key's block, apart from its first line, would not
+    be recognised in the diff."""
+    if not result.artifact_diff:
+        return ""
+    labels = (f"run {r.pk}" + ("" if r.artifact_sha256 else " (no artifact)") for r in (a, b))
+    return unified_artifact_diff(masked(text_a or ""), masked(text_b or ""), *labels)

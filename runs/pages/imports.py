@@ -9,6 +9,7 @@ from typing import Any
 
 from runs.engine.imports.service import ImportReport
 from runs.models import Node, Run
+from runs.pages.masking import masked
 
 # A span's attribute value is shown up to this many characters (a prompt can be long).
 ATTRIBUTE_CHARS = 300
@@ -60,7 +61,7 @@ def report_view(report: ImportReport) -> ReportView:
 @dataclass(frozen=True)
 class SpanRow:
     """A span Burr's tracer logged inside a step: its name, nesting depth, duration and
-    attributes (each value as text, cut to ``ATTRIBUTE_CHARS``)."""
+    attributes (each value as text, masked, then cut to ``ATTRIBUTE_CHARS``)."""
 
     name: str
     depth: int
@@ -98,9 +99,11 @@ def step_spans(node: Node) -> list[SpanRow]:
         if start is not None and end is not None:
             duration = max((end - start).total_seconds(), 0) * 1000
         attributes = span.get("attributes") if isinstance(span.get("attributes"), dict) else {}
+        # Masked whole before any value is cut: a secret cut in half is no longer recognised.
+        attributes = masked(attributes)
         rows.append(
             SpanRow(
-                name=str(span.get("name", "")),
+                name=masked(str(span.get("name", ""))),
                 depth=min(level, 5),
                 duration_ms=duration,
                 attributes=[(str(k), _text(v)) for k, v in attributes.items()],

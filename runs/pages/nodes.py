@@ -1,6 +1,7 @@
 """What the inspector shows of a step: the calls it made with their stored request and answer
 (``step_calls``), and the state after it with what the step changed in it (Burr's own UI shows
-both; a step's output alone hides what it read and what else stood in state).
+both; a step's output alone hides what it read and what else stood in state). Every value is
+shown masked (``runs.pages.masking``): what looks like a secret is stored exactly, never shown.
 
 Burr's persister rows hold each step's state (``BurrState``, one row per step of the run that
 executed it): a step's row is looked up under the run and step that really executed it
@@ -18,14 +19,16 @@ from django.db.models import Q
 
 from runs.engine.analysis.diff import diff_values
 from runs.engine.execution.persister import PARTITION_KEY
-from runs.lib.jsontext import pretty_json
 from runs.models import BurrState, LLMCacheEntry, Node, ToolCacheEntry
+from runs.pages.masking import masked, masked_answer, masked_json
 
 SHOWN = 200  # changed leaves listed; the whole state is one click away
 
 
 @dataclass
 class StepState:
+    """The state after a step, as shown (masked), and what changed in it."""
+
     state: dict[str, Any] | None  # None: no row (a step that failed before writing one)
     changes: list[dict[str, Any]] = field(default_factory=list)  # from the step before
     first: bool = False  # no step before: every key is shown as it stands
@@ -56,9 +59,23 @@ def step_state(node: Node, previous: Node | None) -> StepState:
         return StepState(state=None)
     state = _semantic(after)
     if previous is None or wanted[1] not in rows:
-        return StepState(state=state, first=True)
+        return StepState(state=masked(state), first=True)
+    # What changed is found in the values as stored; only what is shown of them is masked.
     changes = _changes(_semantic(rows[wanted[1]]), state)
-    return StepState(state=state, changes=changes[:SHOWN], more=max(0, len(changes) - SHOWN))
+    return StepState(
+        state=masked(state),
+        changes=[_masked_change(c) for c in changes[:SHOWN]],
+        more=max(0, len(changes) - SHOWN),
+    )
+
+
+def _masked_change(change: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **change,
+        "path": masked(change["path"]),
+        "a": masked(change["a"]),
+        "b": masked(change["b"]),
+    }
 
 
 def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
@@ -87,9 +104,9 @@ CALL_BODY_SHOWN = 20_000  # characters of a request or answer shown in the inspe
 class CallRow:
     """One HTTP call a step made, as the inspector lists it (``Node.calls`` + its entry)."""
 
-    call: dict[str, Any]
-    request: str = ""  # what the key was taken over (redacted), pretty JSON
-    answer: str = ""  # the answer as stored (a stream: its events)
+    call: dict[str, Any]  # masked where it quotes content: its endpoint and error
+    request: str = ""  # what the key was taken over, pretty JSON, masked
+    answer: str = ""  # the answer as stored (a stream: its events), masked
     cut: bool = False
 
     @property
@@ -122,14 +139,18 @@ def step_calls(node: Node) -> list[CallRow]:
     rows = []
     for call in calls:
         entry = entries.get(str(call.get("entry", "")))
-        row = CallRow(call)
+        shown = {k: masked(call[k]) for k in ("endpoint", "error") if isinstance(call.get(k), str)}
+        row = CallRow({**call, **shown})
         if entry is not None:
             stored = entry.response if isinstance(entry, LLMCacheEntry) else entry.result
-            row.request = pretty_json(
+            row.request = masked_json(
                 entry.request if isinstance(entry, LLMCacheEntry) else entry.args
             )
             text = stored.get("text") if isinstance(stored, dict) else None
-            answer = text if text is not None else "(binary answer, stored as base64)"
+            # Masked whole, then cut: a secret cut in half is no longer recognised.
+            answer = (
+                masked_answer(text) if text is not None else "(binary answer, stored as base64)"
+            )
             row.answer, row.cut = _shown(answer)
         rows.append(row)
     return rows

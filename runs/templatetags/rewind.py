@@ -6,7 +6,16 @@ from typing import Any
 
 from django import template
 
+from runs.pages.masking import masked as masked_value
+
 register = template.Library()
+
+
+@register.filter
+def masked(value: Any) -> Any:
+    """``{{ run.error|masked }}``: recorded text or JSON as shown, what looks like a secret
+    ``[redacted]`` (``runs.pages.masking``); the value itself is left as it is."""
+    return masked_value(value)
 
 
 @register.filter
@@ -29,9 +38,9 @@ def usd(value: Any, places: int = 6) -> str:
 
 @register.filter
 def compact_json(value: Any, limit: int = 300) -> str:
-    """A value as one line of JSON, cut at ``limit`` characters (the whole value is shown
-    elsewhere on the page: the state's details)."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    """A value as one line of JSON, masked, cut at ``limit`` characters (the whole value is
+    shown elsewhere on the page: the state's details)."""
+    text = json.dumps(masked_value(value), ensure_ascii=False, sort_keys=True, default=str)
     return text if len(text) <= limit else text[:limit] + "…"
 
 

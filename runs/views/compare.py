@@ -17,7 +17,7 @@ from runs.engine.execution.artifacts import artifact_text
 from runs.forms import CompareForm, ComparePickForm, RunSearchForm
 from runs.models import Node, Run
 from runs.pages.change import describe_change, relation
-from runs.pages.compare import side_by_side, step_rows
+from runs.pages.compare import side_by_side, step_rows, unified_diff
 from runs.pages.picker import compare_choices, find_choices, run_id
 from runs.views.common import get_run, render_partial
 
@@ -95,7 +95,8 @@ def compare(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
         "identical": result.identical,
         "node_count": len(result.nodes),
         "has_artifacts": text_a is not None or text_b is not None,
-        "artifact_blocks": side_by_side(text_a or "", text_b or ""),
+        "artifact_blocks": side_by_side(text_a or "", text_b or ""),  # masked
+        "artifact_diff": unified_diff(result, a, b, text_a, text_b),  # masked
     }
     if not request.htmx:
         # The outcomes the runs disagree on, offered to bisect (steps already loaded).

@@ -20,6 +20,7 @@ from runs.forms import ForkForm
 from runs.lib.jsontext import pretty_json
 from runs.models import Node, Run
 from runs.pages.imports import step_spans
+from runs.pages.masking import masked, masked_json
 from runs.pages.nodes import step_calls, step_state, step_values
 from runs.pages.runs import cache_help, unregistered, why_unregistered
 from runs.views.common import get_node, get_run, go_to_opened
@@ -32,17 +33,20 @@ SELECTION_REGIONS = ("run-graph", "run-timeline", "run-stream")
 
 def _inspector_context(run: Run, node: Node, steps: list[Node]) -> dict:
     """The step, its neighbours in the run and, for a node that ran more than once, which
-    visit this is."""
+    visit this is. Its values are shown masked (``runs.pages.masking``); ``node`` itself is
+    left as read."""
     index = next(i for i, step in enumerate(steps) if step.pk == node.pk)
     visits = [step.sequence_id for step in steps if step.name == node.name]
     previous = steps[index - 1] if index > 0 else None
     after = step_state(node, previous)
+    values = (node.inputs, node.prompt, node.output)
+    inputs, prompt, output = shown = tuple(masked(value) for value in values)
     return {
         "run": run,
         "node": node,
         "previous_step": previous,
         "step_state": after,
-        "state_json": pretty_json(after.state) if after.state is not None else "",
+        "state_json": pretty_json(after.state) if after.state is not None else "",  # masked
         "next_step": steps[index + 1] if index + 1 < len(steps) else None,
         "visit": visits.index(node.sequence_id) + 1,
         "visits": len(visits),
@@ -51,13 +55,18 @@ def _inspector_context(run: Run, node: Node, steps: list[Node]) -> dict:
         "values": step_values(node),
         "spans": step_spans(node),
         "unregistered": unregistered(run),  # then there is no "Fork from here"
-        "inputs_json": pretty_json(node.inputs),
-        "output_json": pretty_json(node.output),
-        "raw_json": pretty_json(
+        "prompt": prompt,
+        "masked_any": shown != values,  # then the page says why "[redacted]" stands there
+        "error": masked(node.error),
+        "raw_output": masked(node.raw_output),
+        "cache_note": masked(node.cache_note),
+        "inputs_json": pretty_json(inputs),
+        "output_json": pretty_json(output),
+        "raw_json": masked_json(
             {
-                "inputs": node.inputs,
-                "prompt": node.prompt,
-                "output": node.output,
+                "inputs": inputs,
+                "prompt": prompt,
+                "output": output,
                 "output_sha256": node.output_sha256,
                 "cache_key": node.cache_key,
                 "cache_source": node.cache_source,
@@ -113,6 +122,12 @@ def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespon
     except PipelineError as exc:
         raise Http404(str(exc)) from None
     form = ForkForm(spec, node, request.POST or None)
+    # The fields are pre-filled masked; the form compares what comes back with what it showed,
+    # so a field left as shown is unchanged (its exact value kept), and an edited one is taken
+    # as written.
+    exact = dict(form.initial)
+    form.initial = {name: masked(value) for name, value in exact.items()}
+    masked_fields = [name for name, value in form.initial.items() if value != exact[name]]
     switch = provider_switch(run, pipeline)
     error, status = None, 200
     if request.method == "POST":
@@ -146,5 +161,6 @@ def node_fork(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespon
         "error": error,
         "preview": preview,
         "provider_switch": switch,
+        "masked_fields": masked_fields,
     }
     return render(request, template, context, status=status)

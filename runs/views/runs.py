@@ -13,6 +13,7 @@ moved, 286 once the run has ended.
 
 from __future__ import annotations
 
+import io
 import re
 import time
 from collections.abc import AsyncIterator
@@ -46,6 +47,7 @@ from runs.models import Node, Run
 from runs.pages.change import LIST_VALUE_CHARS, Change, describe_change
 from runs.pages.graph import RUNNING, run_graph
 from runs.pages.imports import sub_applications
+from runs.pages.masking import masked
 from runs.pages.outcomes import outcome_panel
 from runs.pages.progress import progress
 from runs.pages.runs import (
@@ -145,7 +147,8 @@ def run_context(run: Run, nodes: list[Step], selected: Step | None = None) -> di
         "change": describe_change(run),
         "unregistered": unregistered(run),
         "summary": summarise(run, nodes, context["progress"]),
-        "artifact_html": render_markdown(text) if text is not None else None,
+        # Masked before it is rendered: a key's block spans lines, which markdown would break.
+        "artifact_html": render_markdown(masked(text)) if text is not None else None,
         # Called by the template, only where it shows the Outcomes section: a live update
         # while the run goes on computes nothing for it.
         "outcomes": partial(outcome_panel, run),
@@ -317,8 +320,15 @@ def run_artifact(request: HttpRequest, run_id: int) -> HttpResponse:
     path = artifact_file(run)
     if path is None:
         raise Http404(f"run {run.pk} has no artifact")
+    # What looks like a secret is masked here as on the page; the file keeps it exactly (the
+    # sha256 the page shows is the file's).
+    data = path.read_bytes()
+    try:
+        data = masked(data.decode("utf-8")).encode("utf-8")
+    except UnicodeDecodeError:
+        pass  # not text: served as it is
     return FileResponse(
-        path.open("rb"),
+        io.BytesIO(data),
         as_attachment=True,
         filename=f"rewind-run-{run.pk}.md",
         content_type="text/markdown",

@@ -22,8 +22,12 @@ edited answer in the fixture fails it, naming the step.
 - ``template``  one run's test file around the harness: ``TEST_FILE``, ``TEST_RUN``, ``TEST_DIFF``
 - ``build``     ``build_export``: one run's ``Export`` (and ``changed_fields`` of a diff)
 
-May import ``runs.models``, the rooms below ``analysis`` (``execution``), ``runs.engine.errors``
-and ``analysis.diff``; its modules import one another by their own names, never this package.
+Content that looks like a secret is carried masked, and the files say which steps that keeps
+from replaying as recorded (``fixture``: ``fixture["masked"]``; ``build``: the test's docstring).
+
+May import ``runs.models``, the rooms below ``analysis`` (``execution``), ``runs.engine.errors``,
+``analysis.diff`` and ``calls.capture.redaction``; its modules import one another by their own
+names, never this package.
 Everything anything imports from ``runs.engine.analysis.export`` is re-exported here.
 """
 

@@ -1,16 +1,17 @@
 """One run's export: its fixture and the test that replays it (and the run it is diffed
-against) offline. May import ``runs.models``, ``runs.engine.analysis.diff`` and the export's
-other modules.
+against) offline; what it carries masked (``fixture``) named in the test's docstring. May
+import ``runs.models``, ``runs.engine.analysis.diff`` and the export's other modules.
 """
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from runs.engine.analysis.export.files import ExportError, ExportFiles, fixture_file
-from runs.engine.analysis.export.fixture import fixture_tables
+from runs.engine.analysis.export.fixture import fixture_tables, holds_secret, masked
 from runs.engine.analysis.export.literals import _changed_literal, _expected_literal
 from runs.engine.analysis.export.template import TEST_DIFF, TEST_FILE, TEST_RUN
 from runs.models import Run
@@ -60,7 +61,11 @@ def build_export(run: Run, against: Run | None = None) -> Export:
         from runs.engine.analysis.diff import diff_runs  # reads artifact files; only needed here
 
         changed = changed_fields(diff_runs(against, run))
-    source = _test_source(run, against, fixture_name, expected, changed)
+    if changed is not None and _mask_changed(changed):
+        fixture["masked"].append(
+            f"the fields that differ from run {against.pk} to run {run.pk} (CHANGED below)"
+        )
+    source = _test_source(run, against, fixture_name, expected, changed, fixture["masked"])
     return Export(stem, source, fixture, run.pk, against.pk if against else None)
 
 
@@ -79,6 +84,18 @@ def changed_fields(diff: RunDiff) -> list[dict[str, Any]]:
     ]
 
 
+def _mask_changed(changed: list[dict[str, Any]]) -> bool:
+    """Mask, in place, the values of the diff's leaves that hold a secret (as the fixture's);
+    whether any did."""
+    hit = False
+    for step in changed:
+        for leaf in step["fields"]:
+            for side in ("a", "b"):
+                if holds_secret(leaf[side]):
+                    leaf[side], hit = masked(leaf[side]), True
+    return hit
+
+
 def _fixture(run: Run, against: Run | None, replayed: list[Run]) -> dict[str, Any]:
     return {
         "format": FORMAT,
@@ -94,6 +111,7 @@ def _test_source(
     fixture_name: str,
     expected: dict[str, Any],
     changed: list[dict[str, Any]] | None,
+    masked_rows: Sequence[str],
 ) -> str:
     command = (
         f"rewind_export {run.pk}" + (f" --against {against.pk}" if against else "") + " --out DIR"
@@ -110,14 +128,14 @@ def _test_source(
         fixture=fixture_name,
         run=run.pk,
         against=against.pk if against else None,
-        about=_about(run, against),
+        about=_about(run, against, masked_rows),
         expected=_expected_literal(expected),
         changed=_changed_literal(changed),
         tests=tests,
     )
 
 
-def _about(run: Run, against: Run | None) -> str:
+def _about(run: Run, against: Run | None, masked_rows: Sequence[str] = ()) -> str:
     checks = "each step's output hash, the trajectory hash and the artifact hash"
     if against is not None:
         checks += f", and the leaves that differ from run {against.pk} to run {run.pk}"
@@ -130,4 +148,25 @@ def _about(run: Run, against: Run | None) -> str:
         f"and reports what it got. The tests compare that with the recording: {checks}. Edit "
         "a recorded answer in the fixture and a test fails, naming the step.",
     ]
-    return "\n\n".join(textwrap.fill(p, width=92) for p in paragraphs)
+    text = "\n\n".join(textwrap.fill(p, width=92) for p in paragraphs)
+    if masked_rows:
+        text += "\n\n" + masked_note(masked_rows)
+    return text
+
+
+def masked_note(masked_rows: Sequence[str]) -> str:
+    """What an export says of the values it carries masked (``fixture["masked"]``)."""
+    head = textwrap.fill(
+        "Masked: these hold what looks like a secret (a private key, a token). Rewind keeps such "
+        "content exactly, encrypted, in its own database only; the fixture carries it as "
+        "`[redacted]`, so what reads it will not replay as recorded and its test fails there:",
+        width=92,
+    )
+    return (
+        head
+        + "\n"
+        + "\n".join(
+            textwrap.fill(line, width=92, initial_indent="- ", subsequent_indent="  ")
+            for line in masked_rows
+        )
+    )

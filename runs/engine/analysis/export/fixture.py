@@ -1,7 +1,14 @@
 """The fixture's tables: the rows replaying runs offline reads, and the columns each carries.
 
 Shared by a run's export (``build``) and a batch's suite (``batches/suite.py``). May import
-``runs.models``, ``runs.engine.execution`` and the export's ``files``.
+``runs.models``, ``runs.engine.execution``, ``calls.capture.redaction`` and the export's
+``files``.
+
+An export leaves Rewind's database, where content that looks like a secret (a private key, a
+token in a prompt or an answer) is kept exactly but encrypted: a fixture carries such a value
+masked (``[redacted]``, the rules every page shows it by), and says so — ``fixture["masked"]``
+names each row and column, and the steps that read one will not replay as recorded (their
+tests fail there). Every other value is carried exactly.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from django.conf import settings
 from django.db import models
 
 from runs.engine.analysis.export.files import ExportError
+from runs.engine.calls.capture import redaction
 from runs.engine.execution.persister import PARTITION_KEY
 from runs.models import BurrState, Edge, LLMCacheEntry, Node, Run, ToolCacheEntry
 
@@ -93,12 +101,92 @@ TOOL_FIELDS = (
 )
 
 
+# The columns of each table that hold recorded content: where a secret may stand.
+CONTENT_FIELDS = {
+    "runs": ("inputs", "override", "turns", "error"),
+    "nodes": ("inputs", "output", "prompt", "error", "raw_output", "calls"),
+    "burr_state": ("state",),
+    "llm_cache": ("request", "response"),
+    "tool_cache": ("args", "result"),
+}
+
+
 def _row(obj: models.Model, fields: tuple[str, ...]) -> dict[str, Any]:
     row = {}
     for name in fields:
         value = getattr(obj, name)
         row[name] = str(value) if isinstance(value, Decimal) else value
     return row
+
+
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in _texts(item)]
+    if isinstance(value, list):
+        return [t for item in value for t in _texts(item)]
+    return []
+
+
+def holds_secret(value: Any) -> bool:
+    """Whether a recorded value holds what looks like a secret: a known shape in any of its
+    strings, or a stored answer handing out a credential by name (sealed at rest by it)."""
+    return any(
+        redaction.shapes_in(text) or redaction.holds_named_secret(text) for text in _texts(value)
+    )
+
+
+def masked(value: Any) -> Any:
+    """``value`` as an export carries it when it holds a secret: as the pages show it."""
+    if isinstance(value, dict) and isinstance(value.get("text"), str):  # a stored answer
+        return {
+            k: redaction.redact_answer(v) if k == "text" else masked(v) for k, v in value.items()
+        }
+    if isinstance(value, str):
+        return redaction.redact_text(value)
+    return redaction.redact_body(value)
+
+
+def _masked_columns(table: str, row: dict[str, Any]) -> list[str]:
+    """Mask ``row``'s content columns that hold a secret, in place; their names."""
+    hit = [name for name in CONTENT_FIELDS[table] if name in row and holds_secret(row[name])]
+    for name in hit:
+        row[name] = masked(row[name])
+    return hit
+
+
+def _step(node: Node | dict[str, Any]) -> str:
+    get = node.get if isinstance(node, dict) else lambda name: getattr(node, name)
+    return f"run {get('run_id')} step {get('sequence_id')} ({get('name')})"
+
+
+def masked_rows(
+    tables: dict[str, Any], readers: dict[tuple[str, int], Node] | None = None
+) -> list[str]:
+    """Mask, in place, every content column of ``tables`` that holds a secret; one line per
+    row masked, naming it, its columns and — for a cache entry — the step that reads it."""
+    readers = readers or {}
+    lines = []
+    for run in tables["runs"]:
+        if hit := _masked_columns("runs", run):
+            lines.append(f"run {run['id']}: {', '.join(hit)} (every step it runs)")
+    for node in tables["nodes"]:
+        if hit := _masked_columns("nodes", node):
+            lines.append(f"{_step(node)}: {', '.join(hit)}")
+    for state in tables["burr_state"]:
+        if hit := _masked_columns("burr_state", state):
+            lines.append(
+                f"the Burr state of run {state['app_id']} after step {state['sequence_id']}, "
+                "which a fork starts from (every step after it)"
+            )
+    for table, kind in (("llm_cache", "llm"), ("tool_cache", "tool")):
+        for entry in tables[table]:
+            if hit := _masked_columns(table, entry):
+                reader = readers.get((kind, entry["id"]))
+                by = f"{_step(reader)}, which reads " if reader is not None else ""
+                lines.append(f"{by}{kind} cache entry {entry['id']}: {', '.join(hit)}")
+    return lines
 
 
 def fixture_tables(replayed: list[Run]) -> dict[str, Any]:
@@ -108,15 +196,19 @@ def fixture_tables(replayed: list[Run]) -> dict[str, Any]:
     nodes = list(Node.objects.filter(run_id__in=ids).order_by("run_id", "sequence_id"))
     edges = list(Edge.objects.filter(run_id__in=ids).order_by("run_id", "sequence_id"))
     runs = _runs_needed(set(ids) | {n.src_run_id for n in nodes})
-    return {
+    entries, readers = _pinned_entries(nodes)
+    tables = {
         # The registry entry of each pipeline, so the test can set REWIND_PIPELINES.
         "pipelines": _registry({r.pipeline for r in runs}),
         "runs": [_row(r, RUN_FIELDS) for r in runs],
         "nodes": [_row(n, NODE_FIELDS) for n in nodes],
         "edges": [_row(e, EDGE_FIELDS) for e in edges],
         "burr_state": [_row(s, STATE_FIELDS) for s in _start_states(replayed, nodes)],
-        **_pinned_entries(nodes),
+        **entries,
     }
+    # What the fixture carries masked, and so which steps will not replay as recorded.
+    tables["masked"] = masked_rows(tables, readers)
+    return tables
 
 
 def _runs_needed(wanted: set[int]) -> list[Run]:
@@ -173,9 +265,12 @@ def _start_states(replayed: list[Run], nodes: list[Node]) -> list[BurrState]:
     return rows
 
 
-def _pinned_entries(nodes: list[Node]) -> dict[str, list[dict[str, Any]]]:
-    """The cache entries the replayed runs' executed steps pinned: what their replays read.
-    Inherited steps are not executed again, so their entries are not needed."""
+def _pinned_entries(
+    nodes: list[Node],
+) -> tuple[dict[str, list[dict[str, Any]]], dict[tuple[str, int], Node]]:
+    """The cache entries the replayed runs' executed steps pinned: what their replays read;
+    and the first step reading each, by ("llm" | "tool", id). Inherited steps are not executed
+    again, so their entries are not needed."""
     wanted: dict[str, dict[int, Node]] = {"llm": {}, "tool": {}}
     for node in nodes:
         if node.cache_source == Node.CacheSource.INHERITED:
@@ -198,7 +293,9 @@ def _pinned_entries(nodes: list[Node]) -> dict[str, list[dict[str, Any]]]:
                 f"cache entry {table}:{pk}, which was deleted; replay the run and export the "
                 "replay instead"
             )
-    return {
+    tables = {
         "llm_cache": [_row(e, LLM_FIELDS) for e in found["llm"]],
         "tool_cache": [_row(e, TOOL_FIELDS) for e in found["tool"]],
     }
+    readers = {(table, pk): node for table, pinned in wanted.items() for pk, node in pinned.items()}
+    return tables, readers
