@@ -417,12 +417,6 @@ def test_the_database_holds_no_secret_readable_and_the_models_read_each_back_exa
     assert sealed["jwt"] in state.state
 
 
-@pytest.mark.xfail(
-    reason="packed.pack seals on runs.lib.secret_shapes.looks_secret only: the key shapes "
-    "detect-secrets does not know (redaction.KEY_SHAPES: sk-…, AIza…, xox…) are masked on "
-    "display but stored readable",
-    strict=False,
-)
 def test_an_openai_key_shape_in_a_blob_is_sealed_too(node_row, run_row):
     key = f"sk-proj-{secrets.token_hex(20)}"
     node_row(run_row(), 0, output={"objective": f"use {key}", "steps": []})
