@@ -116,7 +116,7 @@ def test_an_imported_logs_credentials_are_nowhere_and_its_ordinary_values_kept(
     assert run.turns[0]["inputs"] == {"prompt": "Please draw a giraffe.", "api_key": "[redacted]"}
     attributes = {k: v for s in second.spans for k, v in s["attributes"].items()}
     assert attributes["key"] == "user:42" and attributes["http.url"] == ORDINARY_URL
-    assert attributes["webhook"].startswith(f"{WEBHOOK}[redacted:")
+    assert attributes["webhook"].startswith(f"{WEBHOOK}[credential:")
     planted = {k: v for s in first.spans for k, v in s["attributes"].items()}
     assert "key" not in planted and "token" not in planted  # named like credentials: not kept
     assert planted["http.url"] == f"{WEATHER}&appid=[redacted]"
