@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from runs.lib.hashing import canonical_json
 from runs.models.indexes import RUN_INDEXES
+from runs.models.ordered import OrderedJSON
 from runs.models.sql import update_where
 
 
@@ -190,7 +191,7 @@ class Run(models.Model):
         LIVE = "live"
 
     pipeline = models.CharField(max_length=100)
-    inputs = models.JSONField(default=dict)
+    inputs = OrderedJSON(default=dict)  # in the order given: the app iterates them
     # Model, temperature, preset and base URL at the time the run was created; never the key.
     provider = models.JSONField(default=dict)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED)
@@ -209,7 +210,7 @@ class Run(models.Model):
     # halt) and the halts ({"after": [...], "before": [...]}) — as app.run(inputs=, halt_after=);
     # an imported run whose last turn no halt ends (a loop its program stepped) also has
     # "steps": its forks stop after as many steps as it ran.
-    turns = models.JSONField(default=list, blank=True)
+    turns = OrderedJSON(default=list, blank=True)
     halt = models.JSONField(default=dict, blank=True)
     mode = models.CharField(max_length=5, choices=Mode.choices, default=Mode.CACHE)
     # A replay may reach the network where it did not record a call (``--allow-network``);

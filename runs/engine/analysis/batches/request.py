@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import JSONField, Q
+from django.db.models.functions import Cast
 
 from runs.engine.analysis.noise import MAX_SAMPLES
 from runs.engine.apps.registry import get_pipeline
@@ -56,7 +57,10 @@ class Selection:
 
     def queryset(self):
         """The pipeline selection as a query (no explicit list)."""
-        query = Run.objects.filter(
+        # Looked into as JSON (jsonb on PostgreSQL): the columns keep the text as written.
+        query = Run.objects.annotate(
+            given=Cast("inputs", JSONField()), given_turns=Cast("turns", JSONField())
+        ).filter(
             pipeline=self.pipeline,
             status=Run.Status.COMPLETED,
             parent__isnull=True,
@@ -73,7 +77,7 @@ class Selection:
             match = Q()
             # A declared pipeline's input is the run's; a Burr app's runtime input is its
             # first turn's (``app.run(inputs=…)``, an imported or recorded run's first step).
-            for where in (f"inputs__{name}", f"turns__0__inputs__{name}"):
+            for where in (f"given__{name}", f"given_turns__0__inputs__{name}"):
                 for each in alike:
                     match |= Q(**{where: each})
             query = query.filter(match)
