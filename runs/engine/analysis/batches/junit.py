@@ -6,10 +6,17 @@ One testsuite, one testcase per source run (``classname`` the pipeline, ``name``
   that diverged), and the body links the diff when ``REWIND_BASE_URL`` is set;
 - ``<error>``: its regression run did not complete (the new code raised, a worker refused);
 - ``<skipped>``: the source could not be re-run (a fork, a failed recording), with the reason.
+
+Whatever the text quotes (a step's name, an outcome's value, an error in terminal colours), the
+file is XML a CI parser reads: each character XML 1.0 cannot hold (C0 controls but tab, newline
+and carriage return; lone surrogates; U+FFFE, U+FFFF) is written as its Python escape
+(``\\x1b``, ``\\ud800``) and the suite's property ``escaped_characters`` says so. The rest of the
+text is kept as it was.
 """
 
 from __future__ import annotations
 
+import re
 from xml.etree import ElementTree
 
 from runs.engine.analysis.batches.regression import RegressionResult, RunRegression
@@ -39,6 +46,14 @@ def junit_xml(result: RegressionResult, fail_on: str, base_url: str = "") -> str
     for name, value in counts.items():
         suite.set(name, str(value))
     suite.set("time", f"{seconds:.3f}")
+    escaped = _escape_tree(suite)
+    if escaped:
+        ElementTree.SubElement(
+            props,
+            "property",
+            name="escaped_characters",
+            value=f"characters XML 1.0 cannot hold were written as \\x, \\u escapes: {escaped}",
+        )
     ElementTree.indent(suite)
     return (
         '<?xml version="1.0" encoding="utf-8"?>\n'
@@ -71,6 +86,33 @@ def _case(
         lines.append(f"diff: {link}")
     detail.text = "\n".join(lines)
     return case, "failures" if run.completed else "errors", took
+
+
+# What XML 1.0 cannot hold (its ``Char`` production): C0 controls but tab, newline and carriage
+# return, the surrogates (lone ones: a str holds no pairs) and U+FFFE, U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _escaped(text: str) -> tuple[str, int]:
+    """``text`` with each character XML cannot hold as its escape, and how many there were."""
+    return _NOT_XML.subn(lambda m: m[0].encode("unicode_escape").decode("ascii"), text)
+
+
+def _escape_tree(root: ElementTree.Element) -> int:
+    """Escape every attribute value, text and tail under ``root`` in place; how many
+    characters were escaped."""
+    total = 0
+    for element in root.iter():
+        for name, value in list(element.attrib.items()):
+            element.attrib[name], count = _escaped(value)
+            total += count
+        for where in ("text", "tail"):
+            value = getattr(element, where)
+            if value:
+                fixed, count = _escaped(value)
+                setattr(element, where, fixed)
+                total += count
+    return total
 
 
 def _seconds(run: RunRegression) -> float:
