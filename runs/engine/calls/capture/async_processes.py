@@ -151,6 +151,8 @@ class CapturedProcess(asyncio.subprocess.Process):
             elif self._real is None:
                 out = self._command.request("asyncio", stdin, self._files, calls)
                 answer, pid = await calls.aexchange(out, lambda _: self._finish())
+                if self._real is None:  # answered from the recording: its files written back
+                    commands.restore(calls, self._command, answer)
             else:
                 out = self._command.request("asyncio", stdin, self._files)
                 answer, pid = await commands.arecord(calls, out, self._finish)

@@ -11,10 +11,17 @@ program (argv[0]) is the tool, not an input: it is named, not hashed. A file is 
 chunks, the first ``FILE_BYTES`` of it (its size says the rest), at most ``MAX_FILES`` a
 command.
 
-A file the command itself writes (``-o out.json``, ``sed -i``, a formatter) is not an input of
-its replay: the answer keeps what the command left in each named file it changed
-(``"wrote"``), and a replay whose file holds exactly that is keyed with the content the
-recorded command found (``as_recorded``) — found among its step's pinned entries, in memory.
+A file the command itself writes (``-o out.json``, ``sed -i``, a formatter, a shell line's
+``> out``) is part of its answer: each named file it created, changed or removed is in
+``"wrote"`` (its hash, or null: removed) and, up to ``WRITTEN_BYTES`` a file and
+``WRITTEN_TOTAL`` a command, its content in ``"contents"`` (text, or ``{"base64": …}``); a file
+over the bound is kept as its hash and its size (``"hash_only"``). A replay that answers the
+command from its recording writes each file back (``restore``) before the process it does not
+start "returns" — the same bytes at the same path relative to the working directory, removed if
+the command removed it; a file kept as its hash only, and not already holding that content,
+fails the step naming the command and the file. The file is not an input of its replay either:
+a replay whose file holds exactly what the command left is keyed with the content the recorded
+command found (``as_recorded``) — found among its step's pinned entries, in memory.
 
 Credentials an argument carries by its position (``--token=…``, ``--password X``, ``-H
 "Authorization: Bearer …"``, a ``user:password@`` URL or a token as its user, ``OPENAI_API_KEY=…``
@@ -51,11 +58,12 @@ import stat
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import quote, unquote_plus
 
 from runs.engine.calls.capture import redaction
 from runs.engine.calls.capture.core import Answer, Outgoing, StepCalls, sending
+from runs.engine.errors import NodeFailure
 from runs.lib import sealing
 
 METHOD = "EXEC"
@@ -64,6 +72,8 @@ JSON = {"content-type": "application/json"}
 MAX_FILES = 64  # named files hashed per command
 FILE_BYTES = 64 << 20  # of each file, hashed
 CHUNK = 1 << 20
+WRITTEN_BYTES = 1 << 20  # of a file a command wrote, its content kept (a larger one: its hash)
+WRITTEN_TOTAL = 4 << 20  # of all the files a command wrote, their contents kept
 STDIN_TEXT = 64 << 10  # a stdin up to this size is kept as text; a larger one as its hash
 LABEL_CHARS = 120  # of a command, in a message
 _MAX_ARG = 4096  # a longer argument is no path
@@ -551,11 +561,33 @@ class Command:
                     found[arg] = digest
         return found
 
-    def wrote(self, before: dict[str, str]) -> dict[str, str | None]:
-        """The named files whose content the command changed: what each holds now (None: it
-        removed it)."""
+    def wrote(self, before: dict[str, str]) -> Written:
+        """The named files whose content the command changed (``before``: as it found them):
+        what each holds now (None: it removed it), with its content up to the bounds."""
         after = self.files()
-        return {a: after.get(a) for a in {*before, *after} if before.get(a) != after.get(a)}
+        changed = sorted(a for a in {*before, *after} if before.get(a) != after.get(a))
+        written = Written({a: after.get(a) for a in changed})
+        where = self._where()
+        budget = WRITTEN_TOTAL
+        for arg in changed:
+            if written.digests[arg] is None:
+                continue
+            data, size = _content(where[arg], min(WRITTEN_BYTES, budget))
+            if data is None:
+                written.hash_only[arg] = size
+                continue
+            budget -= len(data)
+            # The bytes kept and their hash read at once (the hash taken first may be older).
+            written.digests[arg] = f"sha256:{hashlib.sha256(data).hexdigest()}"
+            written.contents[arg] = _stream(data)
+        return written
+
+    def _where(self) -> dict[str, str]:
+        """Each named argument's path (the first, where one names two)."""
+        where: dict[str, str] = {}
+        for arg, path in self.paths:
+            where.setdefault(arg, path)
+        return where
 
     def stdin_field(self, data: bytes | None) -> Any:
         """How a stdin is keyed: its text, or its hash (large, binary, or a credential)."""
@@ -596,6 +628,19 @@ def _candidates(token: str) -> list[str]:
     if token.startswith("-") and "=" in token:
         out.append(token.partition("=")[2])
     return [t for t in out if t and len(t) < _MAX_ARG and "\0" not in t]
+
+
+def _content(path: str, limit: int) -> tuple[bytes | None, int]:
+    """A regular file's bytes (None when it holds more than ``limit``), and its size."""
+    try:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > limit:
+                return None, size
+            data = handle.read(limit + 1)
+    except (OSError, ValueError):
+        return None, 0
+    return (data, len(data)) if len(data) <= limit else (None, len(data))
 
 
 def file_digest(path: str) -> str | None:
@@ -676,6 +721,86 @@ def _wrote(entry: Any) -> dict[str, Any]:
 
 
 @dataclass
+class Written:
+    """What a command left in the named files it changed: each one's hash (None: removed), the
+    content of those within the bounds (text, or ``{"base64": …}``), the size of the others."""
+
+    digests: dict[str, str | None]
+    contents: dict[str, Any] = field(default_factory=dict)
+    hash_only: dict[str, int] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.digests)
+
+
+class NotRestored(NodeFailure):
+    """A replay could not write back a file the recorded command wrote (kept as its hash)."""
+
+
+def restore(calls: StepCalls, command: Command, given: Answer) -> None:
+    """Write back the files the recorded command wrote, as it left them, before its replayed
+    process returns: the same bytes at the same path (relative to this process's working
+    directory, or the ``cwd`` it is given), a file it removed removed. A file already holding
+    what the command left is not touched; one kept as its hash only (over the bounds, or
+    recorded before contents were kept) fails the step naming the command and the file — the
+    app would otherwise read a file that is not there, or stale."""
+    if given.status != OK:
+        return
+    try:
+        data = json.loads(given.body)
+    except ValueError:
+        return
+    wrote = data.get("wrote") if isinstance(data, dict) else None
+    if not isinstance(wrote, dict) or not wrote:
+        return
+    contents = data.get("contents") or {}
+    sizes = data.get("hash_only") or {}
+    where = command._where()
+    for arg in sorted(wrote):
+        digest, path = wrote[arg], where.get(arg)
+        if path is None:
+            _refuse(
+                calls, f"`{command.label}` wrote {arg}, which this replay's command never names"
+            )
+        try:
+            if digest is None:
+                if os.path.lexists(path) and not os.path.isdir(path):
+                    os.unlink(path)
+            elif file_digest(path) == digest:
+                continue
+            elif arg in contents:
+                folder = os.path.dirname(path)
+                if folder:
+                    os.makedirs(folder, exist_ok=True)
+                with open(path, "wb") as handle:
+                    handle.write(_bytes(contents[arg]) or b"")
+            else:
+                size = sizes.get(arg)
+                why = (
+                    f" ({size} bytes), over the {WRITTEN_BYTES} bytes a recording keeps of a "
+                    f"file ({WRITTEN_TOTAL} of a command)"
+                    if isinstance(size, int)
+                    else ", recorded before a command's files were kept"
+                )
+                _refuse(
+                    calls,
+                    f"`{command.label}` wrote {arg}{why}: only its hash was recorded, so this "
+                    "replay cannot write it back; record the step again (a new run) to replay "
+                    "a step that reads it",
+                )
+        except OSError as exc:
+            _refuse(
+                calls, f"`{command.label}` wrote {arg}, which this replay could not write: {exc}"
+            )
+
+
+def _refuse(calls: StepCalls, message: str) -> NoReturn:
+    # The step fails even if the app catches the error (``recorder.step_failure``).
+    calls.refused = calls.refused or message
+    raise NotRestored(message)
+
+
+@dataclass
 class Outcome:
     """What a command answered, as its caller reads it back."""
 
@@ -691,7 +816,7 @@ def answer(
     stdout: bytes | None,
     stderr: bytes | None,
     *,
-    wrote: dict[str, str | None] | None = None,
+    wrote: Written | None = None,
     timeout: float | None = None,
     polls: int = 0,
 ) -> Answer:
@@ -701,7 +826,11 @@ def answer(
         "stderr": _stream(stderr),
     }
     if wrote:
-        data["wrote"] = wrote
+        data["wrote"] = wrote.digests
+        if wrote.contents:
+            data["contents"] = wrote.contents
+        if wrote.hash_only:
+            data["hash_only"] = wrote.hash_only
     if timeout is not None:
         data["timeout"] = timeout
     if polls:

@@ -34,8 +34,9 @@ encoding behave as the library's: so ``run`` gives a ``CompletedProcess`` and, w
 signal reaches. A wait that timed out raises ``TimeoutExpired`` and leaves the process running
 (a failed attempt: the next wait is the next attempt); the ``poll()`` calls that found it
 running are counted on its answer, so a replay finds it running as often. Output not piped
-back (the terminal, a file, ``> out`` in a shell line) is the command's side effect: never
-recorded, never repeated.
+back to the terminal is the command's side effect: never recorded, never repeated; a file its
+argv or shell line names (``-o out``, ``> out``) that it wrote is part of its answer, written
+back by a replay before the process returns (``commands.restore``).
 
 A process used while it runs — a pipe read line by line or in pieces, or handed on
 (``fileno``) — cannot be captured: on a live step it runs on, uncaptured, and is noted; a
@@ -227,6 +228,8 @@ class CapturedPopen(subprocess.Popen):
             elif self._real is None:
                 out = self._command.request("subprocess", stdin, self._files, calls)
                 answer, pid = calls.exchange(out, lambda _: self._finish(timeout))
+                if self._real is None:  # answered from the recording: its files written back
+                    commands.restore(calls, self._command, answer)
             else:
                 out = self._command.request("subprocess", stdin, self._files)
                 answer, pid = commands.record(calls, out, lambda: self._finish(timeout))
@@ -520,7 +523,9 @@ def _system(original: Any) -> Any:
 
         if commands.follows(calls):
             out = shell.request("os.system", None, files, calls)
-            answer, _ = calls.exchange(out, live)
+            answer, status = calls.exchange(out, live)
+            if status is None:  # answered from the recording: its files written back
+                commands.restore(calls, shell, answer)
         else:
             answer, _ = commands.record(calls, shell.request("os.system", None, files), live)
         code = commands.outcome(answer).returncode or 0
