@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from runs.lib.hashing import canonical_json
 from runs.models.indexes import RUN_INDEXES
-from runs.models.ordered import OrderedJSON
+from runs.models.ordered import OrderedJSON, SealedLeaves
 from runs.models.sql import update_where
 
 
@@ -205,7 +205,7 @@ class Run(models.Model):
     fork_node = models.CharField(max_length=100, blank=True)
     fork_sequence_id = models.IntegerField(null=True, blank=True)
     # {"node", "field", "value"} or None for an unchanged replay / a fresh run.
-    override = models.JSONField(null=True, blank=True)
+    override = SealedLeaves(null=True, blank=True)
     # Burr apps: the runtime inputs of each turn ([{"inputs": {...}}, …]; one turn runs until a
     # halt) and the halts ({"after": [...], "before": [...]}) — as app.run(inputs=, halt_after=);
     # an imported run whose last turn no halt ends (a loop its program stepped) also has

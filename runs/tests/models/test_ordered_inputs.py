@@ -33,3 +33,22 @@ def test_the_column_holds_the_text_as_written():
         (stored,) = cursor.fetchone()
     text = stored if isinstance(stored, str) else json.dumps(stored)
     assert text.index("zulu") < text.index('"alpha": "a"') < text.index('mike": null')
+
+
+def test_a_secret_typed_into_an_override_or_an_input_is_sealed_and_read_back_exactly():
+    from runs.tests.models.test_sealed_values import private_key
+
+    secret = private_key()
+    override = {"node": "plan", "field": "prompt", "value": f"What is this?\n{secret}"}
+    run = Run.objects.create(
+        pipeline="research", inputs={"zeta": secret, "alpha": "plain"}, override=override
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT inputs, override FROM runs_run WHERE id = %s", [run.pk])
+        raw = " ".join(v if isinstance(v, str) else json.dumps(v) for v in cursor.fetchone())
+    assert "BEGIN RSA" not in raw and secret.splitlines()[1] not in raw and "plain" in raw
+    again = Run.objects.get(pk=run.pk)
+    assert again.override == override and again.inputs == {"zeta": secret, "alpha": "plain"}
+    assert list(again.inputs) == ["zeta", "alpha"]
+    # Its other keys are still looked into in SQL: the same fork twice is found by its field.
+    assert Run.objects.filter(override__field="prompt").get() == run

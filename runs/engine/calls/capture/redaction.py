@@ -496,7 +496,7 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
 def _by_rules(text: str) -> str:
     """``text`` with what the rules find redacted, whatever call it belongs to (cached: a
     conversation sends its earlier messages again with every call)."""
-    text = KEY_SHAPES.sub(REDACTED, shapes.redact_shapes(text, REDACTED))
+    text = shapes.redact_shapes(text, _secret_mark)  # two secrets, two marks: a diff tells
     text = _CREDENTIAL_PARAM.sub(_param, shapes.redact_random_path_pieces(text))
     tokens = [t for t in webhook_tokens(text) if not _MARKS.fullmatch(t)]
     return KnownSecrets(tokens).marked(text) if tokens else text
@@ -526,7 +526,7 @@ def redact_answer(text: str, secrets: Iterable[str] = ()) -> str:
         found |= {
             s for k, v in _named_fields(document) for s in _strings(v) if len(s) >= MIN_SECRET
         }
-    text = KEY_SHAPES.sub(REDACTED, shapes.redact_shapes(_redact_known(text, found), REDACTED))
+    text = shapes.redact_shapes(_redact_known(text, found), _secret_mark)
     return _CREDENTIAL_PARAM.sub(_param, text)
 
 

@@ -36,6 +36,7 @@ from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.replays import create_replay, replay_verdict
 from runs.engine.telemetry import otlp
+from runs.lib import sealing
 from runs.lib import secret_shapes as shapes
 from runs.lib.sealing import mark
 from runs.models import Node, Run, ToolCacheEntry
@@ -205,10 +206,11 @@ def test_a_scanners_shape_is_redacted_in_a_request_and_any_text(name, db):
     parts = [p for p in shape.splitlines() if len(p) >= 16]  # a key's every line must go
     text = f"upstream said: token {shape} was rejected"
     assert not [p for p in parts if p in redaction.redact_text(text)]
-    assert redaction.redact_text(text) == "upstream said: token [redacted] was rejected"
+    mark = f"[secret:{sealing.fingerprint(shape)}]"  # two secrets, two marks: a diff tells
+    assert redaction.redact_text(text) == f"upstream said: token {mark} was rejected"
     body = {"messages": [{"role": "user", "content": f"use {shape} please"}]}
     assert redaction.redact_body(body) == {
-        "messages": [{"role": "user", "content": "use [redacted] please"}]
+        "messages": [{"role": "user", "content": f"use {mark} please"}]
     }
     # In a request's content it is part of what was said: keyed exactly (another value is
     # another key), masked by its fingerprint in the tool entry's stored request.
@@ -307,7 +309,10 @@ def test_a_url_an_error_message_or_a_library_log_line_quotes_is_redacted_the_sam
     assert code not in redaction.redact_url(f"https://api.test/v1?access_key={code}")
     password = f"pw{secrets.token_hex(3)}"  # short: redacted in its URL, not as a word elsewhere
     quoted = redaction.redact_text(f"could not connect to postgres://ada:{password}@db.test/app")
-    assert quoted == "could not connect to postgres://ada:[redacted]@db.test/app"
+    assert (
+        quoted
+        == f"could not connect to postgres://ada:[secret:{sealing.fingerprint(password)}]@db.test/app"
+    )
     record = logging.LogRecord("urllib3.connectionpool", logging.DEBUG, __file__, 1,
                                '%s "%s %s" 200', ("http://127.0.0.1:1", "GET", url), None)  # fmt: skip
     redaction.RedactingFilter().filter(record)
@@ -338,10 +343,11 @@ def test_an_older_rows_credential_never_reaches_the_otlp_payload(
     assert path.startswith(f"/api/webhooks/{WEBHOOK_ID}/[credential:")
 
 
-def test_an_answer_keeps_every_byte_but_the_credentials_it_quotes_or_hands_out():
-    """``redact_answer`` (what a stored answer goes through): the request's secrets, shapes,
-    credential fields of a JSON answer and credential query parameters of URLs it quotes are
-    replaced; the rest of the body is the same bytes, so a replay reads what the live call got."""
+def test_an_answer_is_shown_with_its_credentials_and_secret_shapes_masked():
+    """``redact_answer`` (how a stored answer is shown: it is stored exactly): the request's
+    secrets, credential fields of a JSON answer and credential query parameters of URLs it
+    quotes read ``[redacted]``, each secret shape its own ``[secret:<fingerprint>]``; the rest
+    of the body is the same bytes."""
     issued, jwt, key = secrets.token_urlsafe(30), _shapes()["a JWT"], secrets.token_hex(16)
     template = (
         '{"access_token": "ISSUED",  "token_type":"bearer", "id": "JWT",\n'
@@ -350,12 +356,12 @@ def test_an_answer_keeps_every_byte_but_the_credentials_it_quotes_or_hands_out()
     body = template.replace("ISSUED", issued).replace("JWT", jwt).replace("KEY", key)
     stored = redaction.redact_answer(body, {"unused-secret-123"})
     assert stored == (
-        '{"access_token": "[redacted]",  "token_type":"bearer", "id": "[redacted]",\n'
+        '{"access_token": "[redacted]",  "token_type":"bearer", "id": "MARK",\n'
         ' "next": "https://api.test/items?page=2&api_key=[redacted]", "key": "user:42", "code": "fr"}'
-    )
+    ).replace("MARK", f"[secret:{sealing.fingerprint(jwt)}]")
     stream = f'data: {{"delta": "quoting {key} and {jwt}"}}\n\n'
     assert redaction.redact_answer(stream, {key}) == (
-        'data: {"delta": "quoting [redacted] and [redacted]"}\n\n'
+        f'data: {{"delta": "quoting [redacted] and [secret:{sealing.fingerprint(jwt)}]"}}\n\n'
     )
 
 
