@@ -1,13 +1,18 @@
 """The step's own non-determinism, replayed (DESIGN.md, "The step's own non-determinism is
-replayed, not only named").
+replayed, not only named"; "Hermetic replays" for stdin).
 
-While a step runs, what its code reads from the clock and from randomness is recorded
-(``StepValues``, on the step's ``StepCalls``): per thread and task, in order, by the line that
-asked. A replay of the step (``StepValues.recorded``: its source step's reads) gives each line
-the values it got when recorded, so a prompt that embeds ``datetime.now()`` or ``uuid4()`` is
-the same prompt, its call hits the cache and the step's writes are identical. A read the
-recording does not have (the line moved, or asks more often) gets a live value, and the step
-names the line (``not_replayed``).
+While a step runs, what its code reads from the clock, from randomness and from stdin is
+recorded (``StepValues``, on the step's ``StepCalls``): per thread and task, in order, by the
+line that asked. A replay of the step (``StepValues.recorded``: its source step's reads) gives
+each line the values it got when recorded, so a prompt that embeds ``datetime.now()`` or
+``uuid4()`` is the same prompt, its call hits the cache and the step's writes are identical. A
+read the recording does not have (the line moved, or asks more often) is named by the step
+(``not_replayed``) and gets a live value — except the clock's: once a replay has given back
+recorded time, a read with no recorded value continues from the latest recorded value given by
+the time elapsed since (``StepValues._continued``), never earlier than any time given before
+it, so a loop polling against a ``time.time()`` deadline never mixes the recorded timeline with
+today's. A line the recording has a value for still gets that value after such a read (what a
+prompt embeds stays what it was, so its call still hits the cache).
 
 What is read, and where it is taken:
 
@@ -24,9 +29,17 @@ What is read, and where it is taken:
   recorded seed (``Random.seed``), so what it draws replays with it.
 - ``os.urandom`` and random's own ``_urandom`` (``SystemRandom``, so ``secrets``; ``uuid4``
   through ``os.urandom``), and ``uuid1`` through uuid's ``_generate_time_safe``.
+- stdin — ``input()`` (``builtins.input``, its prompt still written to stdout on a replay) and
+  reads of ``sys.stdin``: while any step runs, ``sys.stdin`` is a :class:`StepStdin` over the
+  stream that was there (``_attach_stdin``), whose ``read``/``readline``/``readlines``/iteration
+  and ``buffer``'s ``read``/``read1``/``readline``/``readlines`` record; anything else of the
+  stream is the stream's. A replay gives back what was read with no stdin attached, end of input
+  included. A stdin read is the step's whoever makes it (the standard library's ``fileinput``
+  too): it is named by the first frame outside the standard library (``_reader``).
 - A name an action's module took at import that none of these reaches (``from random import
-  random``, ``from os import urandom``: the original built-in) is pointed at Rewind's the
-  first time a step of that module runs (``adopt``).
+  random``, ``from os import urandom``, ``from builtins import input``: the original built-in)
+  is pointed at Rewind's the first time a step of that module runs (``adopt``). A module that
+  kept ``sys.stdin`` itself at import reads the stream unrecorded.
 
 Who asked is the innermost frame outside those modules (``_asker``). A read the standard
 library or a client library makes on its own behalf (httpx's timeouts, the openai SDK's retry
@@ -41,12 +54,14 @@ nothing is recorded or replayed.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextvars
 import logging
 import os
 import random
 import sys
 import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -81,7 +96,11 @@ def _encode(what: str, value: Any) -> Any:
         return value.hex() if isinstance(value, bytes) else format(value, "x")
     if what == "uuid1":
         return [value[0].hex(), value[1]]
-    return value  # clock: integer nanoseconds; random: a float (JSON keeps it exact)
+    if what == "stdin.buffer":  # bytes, or readlines' list of them
+        return [v.hex() for v in value] if isinstance(value, list) else value.hex()
+    # clock: integer nanoseconds; random: a float (JSON keeps it exact); input: the line, None
+    # at end of input; stdin: the text read, or readlines' list
+    return value
 
 
 def _decode(what: str, stored: Any, asked: Any) -> Any:
@@ -104,9 +123,28 @@ def _decode(what: str, stored: Any, asked: Any) -> Any:
         if what == "uuid1":
             value = bytes.fromhex(stored[0])
             return (value, stored[1]) if len(value) == 16 else _MISSING
+        if what == "input":
+            return stored if stored is None or type(stored) is str else _MISSING
+        if what in ("stdin", "stdin.buffer"):
+            return _decode_read(what, stored, *asked)
     except (TypeError, ValueError, IndexError):
         return _MISSING
     return _MISSING
+
+
+def _decode_read(what: str, stored: Any, method: str, size: int) -> Any:
+    """What a stream read (``method`` of at most ``size``, -1: no bound) returns: readlines'
+    list or one text (bytes of ``stdin.buffer``) that fits the size asked now."""
+    text = what == "stdin"
+    one = (lambda v: v) if text else bytes.fromhex
+    if method == "readlines":
+        if not isinstance(stored, list) or not all(type(v) is str for v in stored):
+            return _MISSING
+        return [one(v) for v in stored]
+    if type(stored) is not str:
+        return _MISSING
+    value = one(stored)
+    return value if size < 0 or len(value) <= size else _MISSING
 
 
 # -- the step's values ----------------------------------------------------------------------
@@ -117,7 +155,18 @@ class StepValues:
     reads of the step it replays (empty when recording). Made for every step: a plain class,
     its counters made on first use."""
 
-    __slots__ = ("recorded", "replaying", "reads", "missed", "tasks", "lock", "_entered")
+    __slots__ = (
+        "recorded",
+        "replaying",
+        "reads",
+        "missed",
+        "tasks",
+        "lock",
+        "_entered",
+        "_began",
+        "_anchor",
+        "_floor",
+    )
 
     def __init__(self, recorded: dict[str, list[Any]] | None = None, replaying: bool = False):
         self.recorded = recorded or {}
@@ -129,21 +178,30 @@ class StepValues:
         # that is taking a value.
         self.lock = threading.RLock()
         self._entered = False
+        # The replayed clock: when the step began (monotonic ns), the latest recorded time given
+        # back with when it was given, and the latest time given at all (``_continued``).
+        self._began = time.monotonic_ns()
+        self._anchor: tuple[int, int] | None = None
+        self._floor = 0
 
     def enter(self) -> None:
         """The step begins: the clock is Rewind's while any step runs (``StepCalls.__enter__``)."""
         if not self._entered:
             self._entered = True
+            self._began = time.monotonic_ns()
             _travel(+1)
+            _attach_stdin(+1)
 
     def leave(self) -> None:
         if self._entered:
             self._entered = False
             _travel(-1)
+            _attach_stdin(-1)
 
     def take(self, what: str, line: str, asked: Any, live: Callable[[], Any]) -> Any:
         """The value ``line`` reads now: the recorded one at this place of its sequence, else
-        ``live()`` (named as not replayed when the step replays one)."""
+        ``live()`` — or, for the clock of a replay, the recorded clock continued — named as
+        not replayed when the step replays one."""
         path = _path()
         key = f"{path}|{what}|{line}"
         with self.lock:
@@ -153,13 +211,55 @@ class StepValues:
             old = self.recorded.get(key)
             stored = old[place] if old is not None and place < len(old) else _MISSING
         value = _MISSING if stored is _MISSING else _decode(what, stored, asked)
+        clock = what == "clock" and self.replaying
         if value is _MISSING:
-            value = live()
+            value = self._continued() if clock else _MISSING
+            if value is _MISSING:
+                try:
+                    value = live()
+                except BaseException:  # nothing was read (an interrupt, a closed stream)
+                    with self.lock:
+                        if len(mine) == place + 1:
+                            mine.pop()
+                    raise
             stored = _encode(what, value)
             if self.replaying:
                 self._missed(key, path, what, line)
+        elif clock:
+            self._given(value)
         mine[place] = stored
         return value
+
+    def _given(self, value: int) -> None:
+        """A recorded time was given back now: the replayed clock continues from the latest."""
+        now = time.monotonic_ns()
+        with self.lock:
+            if self._anchor is None or value >= self._anchor[0]:
+                self._anchor = (value, now)
+            self._floor = max(self._floor, value)
+
+    def _continued(self) -> Any:
+        """The time for a clock read the recording has no value for: the latest recorded time
+        given back, plus the time elapsed since it was given (before any, the earliest the step
+        recorded, from the step's start) — never earlier than a time already given, so the
+        clock neither goes back nor jumps to today's. ``_MISSING`` when the step recorded no
+        time at all (the live clock mixes with nothing)."""
+        now = time.monotonic_ns()
+        with self.lock:
+            if self._anchor is None:
+                recorded = [
+                    v
+                    for key, values in self.recorded.items()
+                    if key.split("|", 2)[1:2] == ["clock"]
+                    for v in values
+                    if type(v) is int
+                ]
+                if not recorded:
+                    return _MISSING
+                self._anchor = (min(recorded), self._began)
+            value, at = self._anchor
+            self._floor = max(value + now - at, self._floor)
+            return self._floor
 
     def _missed(self, key: str, path: str, what: str, line: str) -> None:
         with self.lock:
@@ -399,6 +499,175 @@ def adopt(namespace: dict[str, Any] | None) -> None:
             namespace[name] = found[1]
 
 
+# -- stdin ---------------------------------------------------------------------------------------
+
+_real_input = builtins.input
+_NO_PROMPT = object()
+# Inside ``input()`` recording: the stream reads the built-in makes are that one read's.
+_in_input: contextvars.ContextVar[bool] = contextvars.ContextVar("rewind_input", default=False)
+_stdlib_files: dict[str, bool] = {}
+
+
+def _reader(frame: Any) -> str:
+    """``module:line`` of the code that read stdin: the first frame outside this module and the
+    standard library (``fileinput`` reads for whoever called it). Unlike the clock, a stdin read
+    in a step is always the step's: no library reads the terminal on its own behalf."""
+    while frame is not None:
+        module = str(frame.f_globals.get("__name__", ""))
+        filename = frame.f_code.co_filename
+        stdlib = _stdlib_files.get(filename)
+        if stdlib is None:
+            stdlib = _stdlib_files[filename] = _in_stdlib(filename)
+        if module not in SOURCES and not stdlib:
+            return f"{module or filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "stdin"
+
+
+def _input(prompt: Any = _NO_PROMPT) -> str:
+    """``input()``: in a step, the line is the step's recorded input (None: end of input, raised
+    as ``EOFError``); the prompt goes to stdout whether the line was typed or replayed."""
+    args = () if prompt is _NO_PROMPT else (prompt,)
+    values = _step()
+    if values is None or _in_input.get():
+        return _real_input(*args)
+    prompted = False
+
+    def typed() -> str | None:
+        nonlocal prompted
+        prompted = True  # the built-in writes the prompt itself
+        token = _in_input.set(True)
+        try:
+            return _real_input(*args)
+        except EOFError:
+            return None
+        finally:
+            _in_input.reset(token)
+
+    line = values.take("input", _reader(_caller(1)), None, typed)
+    if args and not prompted:
+        out = sys.stdout
+        if out is not None:
+            if sys.stderr is not None:
+                sys.stderr.flush()  # as the built-in: what went to stderr shows first
+            out.write(str(prompt))
+            out.flush()
+    if line is None:
+        raise EOFError("EOF when reading a line")
+    return line
+
+
+def _stream_read(what: str, stream: Callable[[], Any], method: str, args: tuple) -> Any:
+    """``method(*args)`` of the stream ``stream()`` gives, read through the step (``what``:
+    ``stdin`` for text, ``stdin.buffer`` for bytes)."""
+
+    def live() -> Any:
+        return getattr(stream(), method)(*args)
+
+    values = _step()
+    if values is None or _in_input.get():
+        return live()
+    size = args[0] if args and args[0] is not None else -1
+    return values.take(what, _reader(_caller(1)), (method, size), live)
+
+
+class StepStdinBuffer:
+    """``sys.stdin.buffer`` while a step runs: its reads are the step's, as :class:`StepStdin`'s
+    (the stream's own buffer is looked up at each live read)."""
+
+    def __init__(self, stdin: StepStdin) -> None:
+        self._stdin = stdin
+
+    def _raw(self) -> Any:
+        return self._stdin._stream.buffer
+
+    def read(self, size: int | None = -1) -> bytes:
+        return _stream_read("stdin.buffer", self._raw, "read", (size,))
+
+    def read1(self, size: int = -1) -> bytes:
+        return _stream_read("stdin.buffer", self._raw, "read1", (size,))
+
+    def readline(self, size: int | None = -1) -> bytes:
+        return _stream_read("stdin.buffer", self._raw, "readline", (size,))
+
+    def readlines(self, hint: int | None = -1) -> list[bytes]:
+        return _stream_read("stdin.buffer", self._raw, "readlines", (hint,))
+
+    def __iter__(self) -> StepStdinBuffer:
+        return self
+
+    def __next__(self) -> bytes:
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw(), name)
+
+
+class StepStdin:
+    """``sys.stdin`` while any step runs: the stream that was there, its reads the step's (live
+    and recorded, or given back on a replay); everything else is the stream's own."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.buffer = StepStdinBuffer(self)
+
+    def _own(self) -> Any:
+        return self._stream
+
+    def read(self, size: int | None = -1) -> str:
+        return _stream_read("stdin", self._own, "read", (size,))
+
+    def readline(self, size: int | None = -1) -> str:
+        return _stream_read("stdin", self._own, "readline", (size,))
+
+    def readlines(self, hint: int | None = -1) -> list[str]:
+        return _stream_read("stdin", self._own, "readlines", (hint,))
+
+    def __iter__(self) -> StepStdin:
+        return self
+
+    def __next__(self) -> str:
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+    def __enter__(self) -> StepStdin:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stream.__exit__(*exc)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+_stdin_steps = 0
+_stdin_lock = threading.Lock()
+_attached: StepStdin | None = None
+
+
+def _attach_stdin(delta: int) -> None:
+    """Count the steps running; ``sys.stdin`` is a :class:`StepStdin` over the stream that was
+    there from the first until the last ends (then the stream again, unless the app replaced
+    ``sys.stdin`` meanwhile: its choice stays)."""
+    global _stdin_steps, _attached
+    if not _installed:
+        return
+    with _stdin_lock:
+        _stdin_steps += delta
+        if delta > 0 and _stdin_steps == 1:
+            if not isinstance(sys.stdin, StepStdin):
+                _attached = sys.stdin = StepStdin(sys.stdin)
+        elif delta < 0 and _stdin_steps == 0 and _attached is not None:
+            if sys.stdin is _attached:
+                sys.stdin = _attached._stream
+            _attached = None
+
+
 # -- tasks ---------------------------------------------------------------------------------------
 
 
@@ -440,4 +709,6 @@ def install() -> None:
         _replacements[id(original)] = (original, ours)
     if _real_generate_time_safe is not None:
         uuid._generate_time_safe = _generate_time_safe  # type: ignore[attr-defined]
+    builtins.input = _input
+    _replacements[id(_real_input)] = (_real_input, _input)
     _install_tasks()
