@@ -55,7 +55,8 @@ def failure_message(exception: BaseException, secrets: Iterable[str] = ()) -> st
         message = str(exception)
     else:
         message = f"{type(exception).__name__}: {exception}"
-    return redact_text(message, secrets)
+    # NUL and lone surrogates written as escapes: every database keeps the message.
+    return storable_text(redact_text(message, secrets))
 
 
 class InvalidAnswer(NodeFailure):
