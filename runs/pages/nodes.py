@@ -171,7 +171,7 @@ class ValuesRead:
     """What the inspector says of a step's clock and random reads (``Node.values_read``)."""
 
     lines: list[ReadLine] = field(default_factory=list)  # every line that read, in key order
-    not_replayed: list[ReadLine] = field(default_factory=list)  # given a live value instead
+    not_replayed: list[ReadLine] = field(default_factory=list)  # the clock continued, others live
 
     @property
     def reads(self) -> int:
