@@ -114,7 +114,7 @@ class RecentValuesFilter(admin.SimpleListFilter):
         return queryset
 
 
-PRE = '<pre style="white-space: pre-wrap; margin: 0">{}</pre>'
+PRE = '<pre class="rewind-value">{}</pre>'  # styled by static/css/admin.css (CSP: no inline styles)
 
 
 def pretty_html(value: Any, shown: Callable[[Any], Any] = masked) -> SafeString | None:

@@ -74,6 +74,9 @@ class ForkForm(forms.Form):
             return forms.CharField(
                 widget=forms.Textarea(attrs={"rows": 6, "class": "json"}), **common
             )
+        if isinstance(value, str) and "\n" in value:
+            # A one-line input drops a text's newlines: left as shown, it would read changed.
+            return forms.CharField(widget=forms.Textarea(attrs={"rows": 6}), **common)
         return forms.CharField(**common)
 
     # What a fork POST may carry besides the node's fields.

@@ -227,7 +227,11 @@ def _whole(text: str, start: int, end: int) -> tuple[int, int]:
         block = _PRIVATE_KEY.search(text, max(0, start - 16))
         if block is not None and block.start() <= start:
             return block.start(), max(end, block.end())
-    return start, _TAIL.match(text, end).end()
+    # The rest of its token, but not the full stops that end a sentence after it.
+    tail = _TAIL.match(text, end).end()
+    while tail > end and text[tail - 1] == ".":
+        tail -= 1
+    return start, tail
 
 
 @functools.lru_cache(maxsize=CACHED_TEXTS)

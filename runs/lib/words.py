@@ -33,9 +33,12 @@ CHANGE_CONTEXT_WORDS = 4
 CHANGE_CHARS = 60
 
 
-# Words (numbers with their decimal point or thousands separator kept whole), runs of
-# whitespace, and single punctuation marks: the units a word diff is taken over.
-_TOKEN = re.compile(r"\s+|\w+(?:[.,'’]\w+)*|[^\w\s]")
+# Words (numbers with their decimal point or thousands separator kept whole), a masked
+# secret's or credential's mark whole (``[secret:<hex>]``: two marks differ as two words), runs
+# of whitespace, and single punctuation marks: the units a word diff is taken over.
+_TOKEN = re.compile(
+    r"\[(?:secret|credential):[0-9a-f]{12,20}\]|\[redacted\]|\s+|\w+(?:[.,'’]\w+)*|[^\w\s]"
+)
 
 
 _WORD = re.compile(r"\w")

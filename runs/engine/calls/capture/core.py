@@ -494,16 +494,18 @@ class StepCalls:
         raise ReplayMiss(call.error)
 
     def shape_warnings(self) -> list[str]:
-        """One sentence for each kind of secret-looking content a call of the step sent, and
-        where: kept exactly (it was part of what was said), sealed, masked where shown."""
-        seen: dict[tuple[str, str], None] = {}
+        """One sentence per destination the step's calls sent secret-looking content to, naming
+        each kind once: kept exactly (it was part of what was said), sealed, masked where shown."""
+        by_host: dict[str, dict[str, None]] = {}
         for call in self.calls:
+            if call.cache_source != "live":
+                continue  # answered from the recording: nothing was sent
             for kind in call.shapes:
-                seen[kind, call.host] = None
+                by_host.setdefault(call.host, {})[_readable(kind)] = None
         return [
-            f"{self.action} sent what looks like {_article(kind)} to {host}: kept exactly, "
-            "encrypted at rest and masked wherever it is shown"
-            for kind, host in seen
+            f"{self.action} sent what looks like {_listed(list(kinds))} to {host}: kept "
+            "exactly, encrypted at rest and masked wherever it is shown"
+            for host, kinds in by_host.items()
         ]
 
     def invalid_answer(self) -> Call | None:
@@ -573,9 +575,15 @@ async def _in_thread(function: Callable[..., Any], *args: Any) -> Any:
 # -- keys and payloads ----------------------------------------------------------------------
 
 
-def _article(kind: str) -> str:
-    kind = kind[0].lower() + kind[1:] if kind[:2] != kind[:2].upper() else kind
-    return f"an {kind}" if kind[:1].lower() in "aeiou" else f"a {kind}"
+def _readable(kind: str) -> str:
+    """A scanner's kind as a phrase: "Private Key" → "private key", "GitHub Token" → "GitHub
+    token", "AWS Access Key" → "AWS access key" (a word with capitals inside stays)."""
+    return " ".join(w.lower() if w[1:].islower() else w for w in kind.split())
+
+
+def _listed(kinds: list[str]) -> str:
+    named = [f"an {k}" if k[:1].lower() in "aeiou" else f"a {k}" for k in kinds]
+    return named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
 
 
 def describe_request(

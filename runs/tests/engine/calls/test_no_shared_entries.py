@@ -335,3 +335,16 @@ def test_a_fork_that_changes_a_prompt_only_after_a_private_key_header_asks_the_p
     assert asked(fork) == ["live"]
     assert len(provider.chat_calls()) == 2
     assert provider.chat_calls()[-1].json["messages"][0]["content"] == apps.OMEGA
+
+
+def test_a_run_that_sent_what_looks_like_a_private_key_says_so_once_per_destination(provider):
+    """Kept exactly (it was part of what was said) — and named on the run, once, with where it
+    went; a run whose prompt holds none has no such warning."""
+    run = completed(execute_run(create_run("rsa_prompt_alpha", {}).pk))
+    warnings = [w for w in run.warnings if "looks like" in w]
+    assert warnings == [
+        "ask sent what looks like a private key to 127.0.0.1: kept exactly, encrypted at rest "
+        "and masked wherever it is shown"
+    ]
+    replay = completed(execute_run(create_replay(run).pk))
+    assert [w for w in replay.warnings if "looks like" in w] == []  # nothing sent: no warning
