@@ -4,6 +4,7 @@ Configuration); nothing here needs editing to move from SQLite to PostgreSQL."""
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import sys
 import tempfile
@@ -316,6 +317,33 @@ REWIND_MAX_STEPS = env_int("REWIND_MAX_STEPS", 1000, minimum=1, maximum=1_000_00
 # Replays are hermetic: a connection the capture did not answer is refused while a step is
 # answered from the cache. True lets every replay reach the network (as --allow-network does).
 REWIND_ALLOW_NETWORK = env_bool("REWIND_ALLOW_NETWORK", False)
+
+
+def _telemetry_destinations(name: str) -> dict[str, str]:
+    """``NAME=statsd=udp:127.0.0.1:8125,logs=tcp:logs.internal:5140,syslog=unix:/dev/log`` →
+    ``{label: destination}``; an entry without ``label=`` is labelled with its address."""
+    shape = re.compile(r"(?:(?:tcp|udp):)?(?:\[[0-9A-Fa-f:.]+\]|[^\s:\[\]]+):\d{1,5}|unix:\S+")
+    declared: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in os.environ.get(name, "").split(","))):
+        label, _, destination = item.partition("=") if "=" in item else ("", "", item)
+        destination, label = destination.strip(), label.strip() or destination.strip()
+        port = destination.rpartition(":")[2]
+        if not shape.fullmatch(destination) or (
+            not destination.startswith("unix:") and not 0 < int(port) < 65536
+        ):
+            raise ImproperlyConfigured(
+                f"{name} entries must look like label=[tcp:|udp:]host:port or label=unix:/path, "
+                f"got {item!r}"
+            )
+        declared[label] = destination
+    return declared
+
+
+# Observability is not an effect: what a step sends to these destinations (a log shipper's
+# handler, statsd, an OTLP collector) passes a replay, even a hermetic one, without changing its
+# verdict, and each step lists it on the run ("telemetry passed: udp 127.0.0.1:8125 (statsd)").
+# Any other destination stays refused (runs.engine.calls.capture.guard).
+REWIND_TELEMETRY_DESTINATIONS = _telemetry_destinations("REWIND_TELEMETRY_DESTINATIONS")
 # What a Burr step's code reads from the clock and randomness (datetime.now, uuid4, random, secrets,
 # os.urandom) is recorded by line and given back to its replays (runs.engine.calls.capture.values).
 # False: neither recorded nor replayed — such a step is named non-deterministic when it differs.

@@ -28,5 +28,10 @@ class RunsConfig(AppConfig):
 
     def ready(self) -> None:
         from runs import system_checks  # noqa: F401 — registers the system checks
+        from runs.engine.calls import capture
 
         post_migrate.connect(_repair_search, sender=self)
+        # Hermetic from process start: the guard is in place before any registered app's
+        # module is imported (a command, a worker, the server, rewind_hooks), so a connection
+        # the app opens at import is known, and an SDK imported in an action is patched.
+        capture.install_guard()

@@ -27,6 +27,12 @@ sync=True)`` commits every step before the next one begins instead (slower);
 to be committed (quicker: they are committed within a quarter of a second, and at exit; a
 ``kill -9`` or a power cut can then lose the calls of that last quarter second too).
 
+What your program opened before it asked for the hooks is known too: a connection made at
+import (a module-level client, a sender thread's) is taken in when Rewind sets itself up, so a
+write on it during a step is listed on the run as a warning (its replay will not be hermetic),
+and refused on a replay. Destinations declared in ``REWIND_TELEMETRY_DESTINATIONS`` (a log
+shipper, statsd, an OTLP collector) are observability, not effects: they pass, listed.
+
 What a step's code reads from the clock and from randomness (``datetime.now()``, ``uuid4()``,
 ``random``, ``secrets``) is recorded by the line that read it, and a replay gives each line the
 same values. A value that must be fresh on every replay is read inside ``live_values()``:

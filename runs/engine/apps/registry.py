@@ -1,7 +1,8 @@
 """The registry: pipelines by name, from ``settings.REWIND_PIPELINES`` (name → dotted path).
 
 The demo ``research`` pipeline goes through it exactly like a user's own app; nothing else in
-the engine names a pipeline.
+the engine names a pipeline. The capture's guard is in place before a pipeline's module is
+imported (``capture.install_guard``): a connection the app opens at import is known.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from django.utils.module_loading import import_string
 from runs.engine.apps.burr import BurrApp, burr_app
 from runs.engine.apps.specs import Pipeline
 from runs.engine.apps.versions import remember_files
+from runs.engine.calls import capture
 from runs.engine.errors import PipelineError
 
 
@@ -21,6 +23,7 @@ from runs.engine.errors import PipelineError
 def _load(name: str, dotted_path: str) -> Pipeline | BurrApp:
     """A registered pipeline: Rewind's own declaration, or a Burr app brought unchanged.
     Dotted paths may hold hyphenated module names (``burr.examples.multi-modal-chatbot…``)."""
+    capture.install_guard()  # before the app's import: what it connects there is known
     obj = import_string(dotted_path)
     app = obj if isinstance(obj, Pipeline) else burr_app(name, obj, dotted_path)
     remember_files(name, app)  # an edit after this is code this process does not run

@@ -243,6 +243,11 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
                 f"(from {u['line']}): its replay will not be hermetic"
                 for u in self.calls.uncaptured
             )
+            # Declared telemetry went out: listed, never held against the replay's verdict.
+            self.ctx.warnings.extend(
+                f"{action.name}: telemetry passed: {what}"
+                for what in capture.guard.telemetry_passed(self.calls)
+            )
             self.ctx.warnings.extend(
                 w for w in self.calls.shape_warnings() if w not in self.ctx.warnings
             )

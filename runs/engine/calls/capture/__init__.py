@@ -14,7 +14,10 @@
 - ``threads``        work a step hands to threads (a pool, ``MapStates``) carries its calls
 - ``branches``       which branch (thread) of a step a call is made in; its occurrences
 - ``guard``          hermetic replays: a connection the capture did not make is refused
-                     (or, in a live step, written down as a warning)
+                     (or, in a live step, written down as a warning), whenever it was opened;
+                     declared telemetry passes, listed
+- ``imports``        post-import hooks: an adapter patches its library right after its first
+                     import, wherever that happens (inside an action's body too)
 - ``processes``      process starts no adapter can capture (``os.fork``, ``os.spawn*``,
                      ``os.exec*``, ``posix_spawn``, ``multiprocessing``, a process used while
                      it runs): refused on a guarded step, noted on a live one
@@ -41,7 +44,12 @@
 
 An adapter only translates its library's request into the core's and the core's answer back
 into its library's response; it imports the core, never the reverse. ``install()`` puts every
-adapter in place, once per process; outside a step they behave exactly as before.
+adapter in place, once per process (at the first step, and a worker's start); outside a step
+they behave exactly as before. ``install_guard()`` puts in place what must be there before the
+registered app's module is imported — the guard's socket wrappers and the post-import hooks of
+the adapters that patch lazily — at no import cost: the ``runs`` app's ``ready()`` (every
+``manage.py`` command, worker and server, and ``rewind_hooks``, which sets Django up) and the
+registry's load call it.
 May import: ``runs.engine.calls`` (cache, keys, in-flight locks, pricing), ``runs.lib.hashing``.
 """
 
@@ -84,22 +92,30 @@ __all__ = [
     "ensure_slot",
     "http_cache_key",
     "install",
+    "install_guard",
     "store_answers",
 ]
+
+
+def install_guard() -> None:
+    """What must be in place before the app's code is imported: the guard (a connection the
+    app opens at import is known) and the hooks that patch a library after its first import
+    (``mcp``). Imports no client library; idle outside a step; cheap to call again."""
+    guard.install()
+    mcp_adapter.install()
 
 
 def install() -> None:
     """Put every adapter in place (once per process; idle outside a step)."""
     redaction.redact_library_logs()
     threads.install()
-    guard.install()
+    install_guard()
     backoff.install()
     httpx_adapter.install()
     urllib3_adapter.install()
     aiohttp_adapter.install()
     httpclient_adapter.install()
     grpc_adapter.install()
-    mcp_adapter.install()
     subprocess_adapter.install()
     processes.install()
     values.install()

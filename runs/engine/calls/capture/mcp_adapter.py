@@ -21,10 +21,10 @@ or raises ``MCPError`` with the error the server answered; notifications go thro
 - Notifications are not calls: on a guarded step they go nowhere.
 
 The transports (``stdio_client``, ``streamable_http_client``, ``sse_client``) are
-``@asynccontextmanager`` functions an app imports by name long before the capture is
-installed (at the first step), so replacing the module attribute would change nothing: the
-generator function their wrapper closes over is replaced instead, which every name they were
-imported under shares. Outside a step a transport is what it was. On a guarded step (every
+``@asynccontextmanager`` functions an app imports by name (in a process where ``mcp`` was
+imported before the adapter could watch for it, before the patch), so replacing the module
+attribute would not reach every name: the generator function their wrapper closes over is
+replaced instead, which every name they were imported under shares. Outside a step a transport is what it was. On a guarded step (every
 request is answered from the cache: an unchanged replay, a fork's step that re-executes as
 its source did) it starts nothing — no server process, no connection — and yields streams that
 lead nowhere: a request reaching them (a guarded step's miss) is refused. On any other step
@@ -36,9 +36,15 @@ request), while a server's request (sampling, elicitation) is handled in the ses
 context, not the transport task's it arrived in: the LLM call a sampling callback makes is a
 call of the step.
 
+When: the adapter patches ``mcp`` right after its first import, wherever that happens — when
+the app's module imports it (the guard's early install, before the registered app is
+imported, registers the hook: ``capture.install_guard``), or inside an action's body on the
+first step that runs it — and at once if it is imported already. So a session or ``Client``
+made at import is captured too, and an SDK first imported inside the action is captured on
+that first run.
+
 Not replayed as it happened: a ``subscriptions/listen`` stream is one call, whose replay gives
-its final result at once, without the events between. A session or ``Client`` made before
-the process's first step (``install()`` runs there) is not captured.
+its final result at once, without the events between.
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
-from runs.engine.calls.capture import guard
+from runs.engine.calls.capture import guard, imports
 from runs.engine.calls.capture.core import Answer, Outgoing, current, current_step, sending
 from runs.lib.hashing import canonical_json
 
@@ -70,24 +76,26 @@ _installed: bool | None = False  # None: an mcp this adapter does not know (1.x)
 
 
 def install() -> None:
-    """Wrap ``ClientSession``'s dispatcher and the transports, once the app has imported
-    ``mcp`` — an app imports it before its steps run, and ``install()`` runs at every step;
-    importing it here would cost every process half a second, whether its app uses MCP or
-    not. Outside a step they behave exactly as before."""
-    global _installed
-    session = sys.modules.get("mcp.client.session")
-    if session is None or _installed is None:
-        return
-    if not _installed:
-        if "dispatcher" not in inspect.signature(session.ClientSession).parameters:
-            _installed = None  # mcp 1.x: no dispatcher to wrap; its calls are not captured
-            return
-        _wrap_sessions(session.ClientSession)
-        _installed = True
+    """Wrap ``ClientSession``'s dispatcher and the transports as soon as ``mcp`` is imported:
+    now if it is, else right after its first import (``imports.after_import``) — at the app's
+    import or inside an action's body. Importing it here would cost every process half a
+    second, whether its app uses MCP or not. Outside a step they behave exactly as before."""
+    imports.after_import("mcp.client.session", "mcp sessions", _install_sessions)
     for module_name, name in TRANSPORTS:
-        module = sys.modules.get(module_name)
-        if module is not None:
-            _replace_generator(module, name)  # once each: a replaced one is left alone
+        imports.after_import(
+            module_name, f"mcp {name}", lambda module, name=name: _replace_generator(module, name)
+        )
+
+
+def _install_sessions(session: Any) -> None:
+    global _installed
+    if _installed is not False:
+        return  # wrapped already, or an mcp this adapter does not know
+    if "dispatcher" not in inspect.signature(session.ClientSession).parameters:
+        _installed = None  # mcp 1.x: no dispatcher to wrap; its calls are not captured
+        return
+    _wrap_sessions(session.ClientSession)
+    _installed = True
 
 
 # -- requests -------------------------------------------------------------------------------
