@@ -18,6 +18,7 @@ database of the user's to know what to read.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from string import Template
 from typing import Any
@@ -33,6 +34,7 @@ from runs.engine.analysis.export import (
     fixture_file,
     fixture_tables,
     inline,
+    masked_note,
 )
 from runs.engine.analysis.outcomes.values import outcomes_for
 from runs.models import Batch
@@ -77,7 +79,7 @@ def build_suite(batch: Batch) -> Suite:
     source = SUITE_FILE.substitute(
         batch=batch.pk,
         fixture=fixture_name,
-        about=_about(batch),
+        about=_about(batch, fixture.get("masked") or ()),
         outcomes=_outcomes_literal([o.as_json() for o in outcomes]),
         sources=_sources_literal(sources),
         tests="".join(TEST_SOURCE.substitute(test=name) for name in sources),
@@ -141,7 +143,7 @@ def _sources_literal(sources: dict[str, dict[str, Any]]) -> str:
     return "\n".join([*lines, "}"])
 
 
-def _about(batch: Batch) -> str:
+def _about(batch: Batch, masked_rows: Sequence[str] = ()) -> str:
     values = ", ".join(repr(v) for v in batch.values)
     if batch.is_regression:
         what = (
@@ -168,7 +170,8 @@ def _about(batch: Batch) -> str:
         "answer in the fixture and the test of each run that read it fails, naming the run "
         "and the outcome.",
     ]
-    return "\n\n".join(textwrap.fill(p, width=92) for p in paragraphs)
+    text = "\n\n".join(textwrap.fill(p, width=92) for p in paragraphs)
+    return text + ("\n\n" + masked_note(masked_rows) if masked_rows else "")
 
 
 TEST_SOURCE = Template("""

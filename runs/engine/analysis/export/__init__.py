@@ -31,7 +31,13 @@ names, never this package.
 Everything anything imports from ``runs.engine.analysis.export`` is re-exported here.
 """
 
-from runs.engine.analysis.export.build import FORMAT, Export, build_export, changed_fields
+from runs.engine.analysis.export.build import (
+    FORMAT,
+    Export,
+    build_export,
+    changed_fields,
+    masked_note,
+)
 from runs.engine.analysis.export.files import (
     ExportError,
     ExportFiles,
@@ -73,6 +79,7 @@ __all__ = [
     "TEST_RUN",
     "TOOL_FIELDS",
     "Export",
+    "masked_note",
     "ExportError",
     "ExportFiles",
     "_changed_literal",

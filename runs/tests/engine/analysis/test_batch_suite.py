@@ -215,3 +215,14 @@ def test_the_finished_batch_page_offers_the_suite_as_a_zip_of_the_commands_files
     ]
     assert json.loads(archive.read(f"{folder}/rewind_batch_{batch.pk}.json"))["batch"] == batch.pk
     assert signed_in.get("/batches/999999/export/").status_code == 404
+
+
+def test_a_suite_whose_fixture_carries_a_value_masked_says_which_steps_will_not_replay():
+    from runs.engine.analysis.batches.suite import _about
+    from runs.models import Batch
+
+    batch = Batch(pk=7, pipeline="research", node="plan", field="prompt", values=["x"])
+    masked = ["run 12, step 0 (plan): its output"]
+    about = _about(batch, masked)
+    assert "Masked:" in about and "run 12, step 0 (plan)" in about
+    assert "Masked:" not in _about(batch)
