@@ -25,6 +25,7 @@ from runs.engine.apps.versions import node_version
 from runs.engine.calls import cache
 from runs.engine.calls.inflight import call_lock
 from runs.engine.calls.keys import llm_cache_key, tool_cache_key
+from runs.engine.calls.policy import CallPolicy
 from runs.engine.calls.pricing import cost_usd
 from runs.engine.errors import NodeFailure, OverrideError, storable_text, unstorable_reason
 from runs.engine.execution.artifacts import write_artifact
@@ -91,7 +92,10 @@ class RunContext:
     pipeline: Pipeline
     # By sequence id, then field: this run's override and the ancestors' it re-executes.
     overrides: dict[int, dict[str, Override]]
-    live: bool
+    # How the run answers its calls (``runs.engine.calls.policy``): built once where the run
+    # is set up (``CallPolicy.of_run``; a preview's by ``forking.preview``) and handed to each
+    # step's capture — the declared nodes, the capture and the guard all read it.
+    policy: CallPolicy
     model: str
     temperature: float
     # The endpoint configured now (base URL, key), read on first use (``provider``): a run
@@ -108,18 +112,9 @@ class RunContext:
     pins: dict[tuple[int, str, int], Any] = field(default_factory=dict)  # → cache entry
     hits: Counter = field(default_factory=Counter)  # pins read from the cache, counted at the end
     secrets: set[str] = field(default_factory=set)  # credentials calls carried: never recorded
-    # Hermetic: an unchanged replay in cache mode answers every call from the cache; a miss
-    # fails the step and no uncaptured connection leaves (unless the network is allowed). In a
-    # fork, a step whose inputs are its source's is guarded the same way, but may miss.
-    replay: bool = False
-    # A regression run (``Run.regression_code``): a declared tool whose source changed since
-    # the recorded step executes again (``_tool_version``).
-    regression: bool = False
-    allow_network: bool = False
     warnings: list[str] = field(default_factory=list)  # what the capture could not see
-    # A preview walks the cache the way the fork will, writing nothing: a miss stops it,
-    # with "live" (the fork would call out here) or "fails" (the step would fail) set here.
-    preview: bool = False
+    # Where a preview (``policy.stops_at_miss``) stopped: "live" (the fork would call out
+    # here) or "fails" (the step would fail).
     preview_stop: str | None = None
     current: StepRecord | None = None
     sequence_id: int | None = None  # the step being executed, set by StepRecorder.pre_run_step
@@ -203,7 +198,7 @@ class NodeAction(SingleStepAction):
             else:
                 output = run_tool(self.spec, view, self.ctx, record)
         except (PreviewMiss, NodeFailure) as exc:
-            if not self.ctx.preview:
+            if not self.ctx.policy.stops_at_miss:
                 raise
             # A preview stops here without raising: Burr would log the failure as an error.
             self.ctx.preview_stop = "live" if isinstance(exc, PreviewMiss) else "fails"
@@ -253,13 +248,13 @@ def run_llm(spec: LLMNode, view: dict, ctx: RunContext, record: StepRecord) -> A
     ctx.occurrences[key] += 1
     record.cache_key = key
     pinned = ctx.pins.get((ctx.sequence_id, key, occurrence))
-    if ctx.preview:
-        entry = None if ctx.live else cache.get_llm(key, occurrence, pinned)  # preview
+    if not ctx.policy.reads_cache:
+        return _call_llm(spec, request, occurrence, ctx, record)
+    if ctx.policy.stops_at_miss:
+        entry = cache.get_llm(key, occurrence, pinned)  # a preview
         if entry is None:
             raise PreviewMiss(key)
         return _from_entry(spec, entry, record)
-    if ctx.live:
-        return _call_llm(spec, request, occurrence, ctx, record)
     entry = cache.get_llm(key, occurrence, pinned)
     if entry is not None:  # a hit takes no lock
         return _from_entry(spec, entry, record)
@@ -378,15 +373,15 @@ def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) ->
         key = tool_cache_key(spec.name, version, {"args": args, "data": data})
         record.cache_key = key
         pinned = ctx.pins.get((ctx.sequence_id, key, 0))
-        entry = None if ctx.live else cache.get_tool(key, 0, pinned)
+        entry = cache.get_tool(key, 0, pinned) if ctx.policy.reads_cache else None
         if entry is not None:
             record.cache_source = "render-cache" if spec.artifact else "tool-cache"
             record.cache_entries.append(f"tool:{entry.pk}")
             output = entry.result
-        elif ctx.preview:
+        elif ctx.policy.stops_at_miss:
             raise PreviewMiss(key)
         else:
-            if not ctx.live:
+            if ctx.policy.reads_cache:
                 record.cache_note = cache.explain_tool(spec.name, version, args)
             ctx.going_live()
             output = _compute(spec, args, ctx)
@@ -395,7 +390,7 @@ def run_tool(spec: ToolNode, view: dict, ctx: RunContext, record: StepRecord) ->
                     key=key, tool=spec.name, tool_version=version, args=args, result=output
                 )
             record.cache_entries.append(f"tool:{stored.pk}")
-    if spec.artifact and not ctx.preview:
+    if spec.artifact and ctx.policy.writes:
         with ctx.fence.writing():
             ctx.artifact = write_artifact(ctx.artifact_dir, ctx.run_id, output)
     return output
@@ -406,7 +401,7 @@ def _tool_version(spec: ToolNode, ctx: RunContext) -> str:
     whose tool's source differs from the recorded step's, that source's hash too, so the new
     code executes instead of the cache answering with the old code's result (and its results
     are kept apart from the old code's for every other run)."""
-    if not ctx.regression:
+    if not ctx.policy.rekeys_changed_tools:
         return spec.version
     source = ctx.source_steps.get(ctx.sequence_id)
     current = node_version(spec)

@@ -22,6 +22,7 @@ from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.specs import Pipeline
 from runs.engine.apps.state import restored_state
 from runs.engine.calls.cache import Entry
+from runs.engine.calls.policy import LIVE, CallPolicy
 from runs.engine.errors import NodeFailure
 from runs.engine.execution.actions import NodeAction, RunContext
 from runs.engine.execution.persister import PARTITION_KEY, DjangoPersister
@@ -61,19 +62,26 @@ def make_context(
     pipeline: Pipeline,
     provider: dict[str, Any],
     overrides: dict[int, dict[str, Override]],
-    live: bool,
     prior: Iterable[Node],
     pins: dict[tuple[int, str, int], Entry],
+    policy: CallPolicy | None = None,
+    live: bool = False,
     source_steps: list[Node] | None = None,
     start: int = 0,
-    preview: bool = False,
     own_calls: bool = False,
 ) -> RunContext:
-    """``prior`` are the steps already recorded before execution starts (inherited, or done
-    before a worker died), in order; ``source_steps`` the steps of the run forked, in order.
-    ``own_calls``: a recorded program, whose own clients make its calls: Rewind's provider
-    settings play no part, and none is read (no query: the program's thread may be an event
-    loop's)."""
+    """``policy``: how the run answers its calls (``CallPolicy.of_run``, a preview's);
+    ``live=True`` is the recorded program's shorthand for the live policy. ``prior`` are the
+    steps already recorded before execution starts (inherited, or done before a worker died),
+    in order; ``source_steps`` the steps of the run forked, in order. ``own_calls``: a
+    recorded program, whose own clients make its calls: Rewind's provider settings play no
+    part, and none is read (no query: the program's thread may be an event loop's)."""
+    if live:
+        if policy is not None:
+            raise TypeError("make_context takes a policy or live=True, not both")
+        policy = LIVE
+    elif policy is None:
+        raise TypeError("make_context takes the run's call policy")
     prior = list(prior)
     source_steps = source_steps or []
     # The endpoint (base URL, key) is the one configured now; model and temperature are the
@@ -89,7 +97,7 @@ def make_context(
         run_id=run_id,
         pipeline=pipeline,
         overrides=overrides,
-        live=live,
+        policy=policy,
         model=model,
         temperature=float(provider.get("temperature") or 0.0),
         configured=configured,
@@ -98,7 +106,6 @@ def make_context(
         data_dir=Path(settings.REWIND_DATA_DIR),
         occurrences=Counter(n.cache_key for n in prior if n.kind == "llm" and n.cache_key),
         pins=pins,
-        preview=preview,
         previous_node=prior[-1].name if prior else None,
         source_steps={n.sequence_id: n for n in source_steps if n.sequence_id >= start},
         source_inputs=_inputs_by_visit(source_steps),

@@ -132,18 +132,17 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         llm = self.ctx.overrides.get(sequence_id, {})
         semantic = self.stored_before = stored_state(state)
         self.before = step_inputs(self.ctx.turn, inputs, action, semantic)
-        guarded = not self.ctx.live and not self.ctx.allow_network
-        unchanged = self.ctx.replay or self._unchanged(sequence_id, action, llm)
+        policy = self.ctx.policy
+        unchanged = policy.every_step_unchanged or self._unchanged(sequence_id, action, llm)
         capture.install()
         self.calls = StepCalls(
             sequence_id=sequence_id,
             action=action.name,
-            live=self.ctx.live,
             pins=self.ctx.pins,
             llm_model=llm["llm.model"].value if "llm.model" in llm else None,
             llm_temperature=llm["llm.temperature"].value if "llm.temperature" in llm else None,
-            hermetic=guarded and self.ctx.replay,
-            guarded=guarded and unchanged,
+            policy=policy,  # what it looks up, refuses and guards (``policy.guards(unchanged)``)
+            unchanged=unchanged,
             fence=self.ctx.fence,
             values=self._values(sequence_id, action),
         )
@@ -173,7 +172,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
             return None
         adopt(namespace(action))  # ``from random import random`` in the action's module
         source = self.ctx.source_steps.get(sequence_id)
-        if self.ctx.live or source is None or source.name != action.name:
+        if not self.ctx.policy.reads_cache or source is None or source.name != action.name:
             return StepValues()
         recorded = (source.values_read or {}).get("reads") or {}
         return StepValues(recorded=recorded, replaying=True)

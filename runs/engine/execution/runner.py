@@ -26,6 +26,7 @@ from runs.engine.apps.registry import get_pipeline
 from runs.engine.apps.state import restored_state, stored_state
 from runs.engine.apps.versions import check_version
 from runs.engine.calls import cache
+from runs.engine.calls.policy import CallPolicy
 from runs.engine.errors import NodeFailure, RewindError
 from runs.engine.execution.actions import RunContext, StepRecord
 from runs.engine.execution.application import build_application, make_context, source_pins
@@ -261,7 +262,7 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
         prior, source_steps = _steps(run)
         ctx = _context(run, prior, source_steps)
         ctx.on_step = on_step
-        recorder = StepRecorder(ctx, DjangoPersister(), hold=not ctx.live)
+        recorder = StepRecorder(ctx, DjangoPersister(), hold=ctx.policy.reads_cache)
         recorder.trajectory = [step.output_sha256 for step in prior]
         hook = AsyncStepRecorder(recorder) if ctx.pipeline.is_async else recorder
         app = _application(run, ctx, hook, prior)
@@ -429,16 +430,13 @@ def _context(run: Run, prior: list[Node], source_steps: list[Node]) -> RunContex
         pipeline=pipeline,
         provider=run.provider,
         overrides=effective_overrides(run),
-        live=run.mode == Run.Mode.LIVE,
+        policy=CallPolicy.of_run(run),  # how it answers its calls, decided once
         prior=prior,
         pins=source_pins(source_steps, start),
         source_steps=source_steps,
         start=start,
     )
     ctx.known_blobs = known_blobs(run.parent, [*prior, *source_steps])
-    ctx.replay = run.mode == Run.Mode.CACHE and run.sample_of_id is None and run.replays_parent
-    ctx.allow_network = run.allow_network or settings.REWIND_ALLOW_NETWORK
-    ctx.regression = bool(run.regression_code)
     return ctx
 
 

@@ -2,11 +2,11 @@
 before anything runs (DESIGN.md, Forking).
 
 The preview walks the cache the way the fork will: it runs the fork's own actions from the
-fork point in preview mode (``RunContext.preview``), where a cache hit yields the cached
-output — from which the next step's key is computed — and the first real miss stops the walk.
-Up to and including that miss the plan is exact. The steps after it cannot be known without
-running the miss, so they are *expected*: live when they read what a changed step wrote,
-cached otherwise, and labelled as expectations (``exact: false``).
+fork point under the preview's call policy (``calls.policy.PREVIEW``), where a cache hit
+yields the cached output — from which the next step's key is computed — and the first real
+miss stops the walk. Up to and including that miss the plan is exact. The steps after it
+cannot be known without running the miss, so they are *expected*: live when they read what a
+changed step wrote, cached otherwise, and labelled as expectations (``exact: false``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from burr.lifecycle import PostRunStepHook, PreRunStepHook
 from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.specs import Pipeline
 from runs.engine.calls.cache import pinned_pk
+from runs.engine.calls.policy import PREVIEW
 from runs.engine.execution.actions import RunContext, StepRecord
 from runs.engine.execution.application import build_application, make_context, source_pins
 from runs.engine.forking.overrides import Override, effective_overrides
@@ -113,10 +114,9 @@ def _walk(
         pipeline=pipeline,
         provider=source.provider,
         overrides=overrides,
-        live=False,
+        policy=PREVIEW,  # the cache walked, nothing written, the first miss ends the walk
         prior=prior,
         pins=source_pins(steps, target.sequence_id),
-        preview=True,
     )
     walk = _Walk(ctx)
     app = build_application(

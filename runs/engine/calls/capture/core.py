@@ -32,7 +32,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import ExitStack, contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from decimal import Decimal
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -40,6 +40,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from runs.engine.calls import cache
 from runs.engine.calls.capture import backoff, branches, misses, redaction, unreachable, wire
 from runs.engine.calls.inflight import call_lock
+from runs.engine.calls.policy import DEFAULT, LIVE, CallPolicy
 from runs.engine.calls.pricing import cost_usd
 from runs.engine.errors import NodeFailure
 from runs.engine.providers.simulator import SIMULATOR_HEADER
@@ -178,11 +179,18 @@ class StepCalls:
 
     sequence_id: int
     action: str
-    live: bool = False
+    # A shorthand when made on its own (tests, benches): ``live=True`` is ``policy=LIVE``.
+    # Read ``live`` as the policy says (the property set after the class).
+    live: InitVar[bool] = False
     pins: dict[tuple[int, str, int], Any] = field(default_factory=dict)  # → cache entry
     llm_model: str | None = None  # llm.model / llm.temperature overrides of this step
     llm_temperature: float | None = None
-    preview: bool = False
+    # How the run answers its calls (``runs.engine.calls.policy``): whether a call is looked
+    # up, whether a miss fails the step or stops a preview, whether the step is guarded.
+    policy: CallPolicy = DEFAULT
+    # The step re-executes its source's with the same inputs and no override of its own: a
+    # fork guards it (``policy.guards``).
+    unchanged: bool = False
     calls: list[Call] = field(default_factory=list)
     prompt: Any = None  # the messages (or input) of the step's first LLM call
     occurrences: Counter = field(default_factory=Counter)  # by (key, branch)
@@ -190,10 +198,6 @@ class StepCalls:
     suspended: int = 0  # > 0 while a declared node makes its own cached call
     # Answers of async calls to store when the step ends (``store_pending``).
     pending: list[tuple[Call, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
-    # Answered from the cache only (an unchanged replay, a preview): a miss fails the step
-    # with the recorded call it most resembles, and no other connection may leave (guard).
-    hermetic: bool = False
-    guarded: bool = False  # no uncaptured connection may leave (a replay, a fork's unchanged step)
     uncaptured: list[dict[str, str]] = field(default_factory=list)  # connections it let through
     # Why the capture stopped the step (a refused connection, a miss), whatever the library
     # made of the exception on its way up (an SDK may retry it, or wrap it as "Connection error").
@@ -211,6 +215,23 @@ class StepCalls:
     # What the step's code reads from the clock and randomness (``values.StepValues``): the
     # reads it records and, on a replay, the source step's it gives back. None: not recorded.
     values: Any = field(default=None, repr=False)
+
+    def __post_init__(self, live: bool) -> None:
+        if live:
+            if self.policy not in (DEFAULT, LIVE):
+                raise ValueError(f"live=True and a {self.policy.kind} policy: pass one of them")
+            self.policy = LIVE
+
+    @property
+    def guarded(self) -> bool:
+        """Whether no effect the capture did not answer may leave the step (the guard, the
+        process and MCP adapters): ``policy.guards`` of this step."""
+        return self.policy.guards(self.unchanged)
+
+    @property
+    def preview(self) -> bool:
+        """Whether a miss stops the step's preview (``policy.stops_at_miss``)."""
+        return self.policy.stops_at_miss
 
     def __enter__(self) -> StepCalls:
         ensure_slot().calls = self
@@ -289,9 +310,9 @@ class StepCalls:
         return replaced, call, described
 
     def lookup(self, call: Call) -> Any:
-        pinned = self.pins.get((self.sequence_id, call.key, call.occurrence))
-        if self.live:
+        if not self.policy.reads_cache:
             return None
+        pinned = self.pins.get((self.sequence_id, call.key, call.occurrence))
         get = cache.get_llm if call.kind == "llm" else cache.get_tool
         entry = get(call.key, call.occurrence, pinned)
         if entry is None and call.branch:
@@ -434,14 +455,15 @@ class StepCalls:
         entry = self.lookup(call)
         if entry is not None:  # a hit takes no lock
             return self.replayed(call, entry), None
-        locked = call.kind == "llm" and not self.live
+        locked = call.kind == "llm" and self.policy.reads_cache
         with call_lock(call.key) if locked else nullcontext():
             entry = self.lookup(call) if locked else None  # stored while we waited?
             if entry is not None:
                 return self.replayed(call, entry), None
-            if self.preview:
+            if self.policy.stops_at_miss:
                 raise PreviewStop(call.key)
-            self._refuse_if_hermetic(call, described)
+            if self.policy.refuses_misses:
+                self._refuse_miss(call, described)
             started = time.perf_counter()
             try:
                 with sending():
@@ -459,13 +481,13 @@ class StepCalls:
         calls, run in the run's thread; the call itself is awaited."""
         replaced, call, described = self.prepare(out)
         # Live mode reads nothing: no thread hop for it.
-        entry = None if self.live else await _in_thread(self.lookup, call)
+        entry = await _in_thread(self.lookup, call) if self.policy.reads_cache else None
         if entry is not None:
             return self.replayed(call, entry), None
-        if self.preview:
+        if self.policy.stops_at_miss:
             raise PreviewStop(call.key)
-        if self.hermetic:
-            await _in_thread(self._refuse_if_hermetic, call, described)
+        if self.policy.refuses_misses:
+            await _in_thread(self._refuse_miss, call, described)
         started = time.perf_counter()
         try:
             with sending():
@@ -476,11 +498,10 @@ class StepCalls:
         self.recorded(call, described, answer, started, now=False)  # stored at the step's end
         return answer, native
 
-    def _refuse_if_hermetic(self, call: Call, described: dict[str, Any]) -> None:
-        """A hermetic step's call the cache cannot answer fails the step, saying which
-        recorded call it most resembles and how it differs — it never goes out."""
-        if not self.hermetic:
-            return
+    def _refuse_miss(self, call: Call, described: dict[str, Any]) -> None:
+        """A call the cache cannot answer, in a run whose policy refuses misses (an unchanged
+        replay), fails the step, saying which recorded call it most resembles and how it
+        differs — it never goes out."""
         mine = {k: e for k, e in self.pins.items() if k[0] == self.sequence_id}
         kept = [occurrence for _, key, occurrence in mine if key == call.key]
         asked = described
@@ -515,6 +536,12 @@ class StepCalls:
     def _add(self, call: Call) -> None:
         with self.lock:
             self.calls.append(call)
+
+
+StepCalls.live = property(  # type: ignore[assignment] — also the constructor's shorthand
+    lambda self: not self.policy.reads_cache,
+    doc="Whether every call goes out, the cache not read (``commands.follows``).",
+)
 
 
 def current() -> StepCalls | None:

@@ -7,8 +7,9 @@ datagram) and the name lookups ``getaddrinfo``/``gethostbyname(_ex)`` (DNS; a li
 or ``localhost`` is not a lookup). Such an effect the capture is not making itself
 (``core.sending``) is, when it belongs to a step:
 
-- refused before it happens, when the step is guarded (an unchanged replay; a fork's step
-  that re-executes with its source's inputs): the step fails with :class:`NotCaptured`,
+- refused before it happens, when the step is guarded — as the run's call policy says
+  (``runs.engine.calls.policy.CallPolicy.guards``: an unchanged replay; a fork's step that
+  re-executes with its source's inputs): the step fails with :class:`NotCaptured`,
   naming the step, what it tried (host:port, the socket's path, the name) and the line of the
   user's code that did it — a side effect is never repeated;
 - let through and written down, when the step is live (``StepCalls.note_uncaptured``): the run
@@ -22,7 +23,7 @@ running (refused if one is guarded; else noted on each live one). Only a thread 
 runs through Rewind's own code is let alone (its OpenTelemetry exporter, its writer, Django's
 threads), however bare the app's thread (a ``Thread(target=urlopen)``). Processes are the subprocess adapter's; gRPC's own sockets (opened in C)
 the gRPC adapter's. ``--allow-network`` (the run's ``allow_network``, or
-``REWIND_ALLOW_NETWORK``) lifts the refusal, not the record.
+``REWIND_ALLOW_NETWORK``: the policy's ``allow_network``) lifts the refusal, not the record.
 
 **From process start.** The wrappers are put in place before the registered app's module is
 imported (``capture.install_guard``: the ``runs`` app's ``ready()``, the registry's load, so
@@ -175,7 +176,7 @@ def hold(endpoint: str, verb: str) -> None:
     if involved is None:
         return
     steps, line = involved
-    guarded = [s for s in steps if s.guarded]
+    guarded = [s for s in steps if s.policy.guards(s.unchanged)]
     if guarded:
         message = (
             f"{verb} {endpoint} outside capture during a replay (from {line}): a replay "
