@@ -59,10 +59,10 @@ _PIECE = re.compile(r"\[(?:redacted|credential)(?::[0-9a-f]{12,20})?\]|[A-Za-z0-
 # Key shapes of providers agents call that detect-secrets does not know (yet): its rules are
 # used besides. A key is random: it has a digit (``sk-task-management-release`` is a word).
 EXTRA_RULES = [
-    ("OpenAI or Anthropic API key", re.compile(r"sk-(?:ant-(?:api\d\d-)?|proj-)?(?=[A-Za-z_\-]*\d)[A-Za-z0-9_\-]{20,}")),
+    ("OpenAI Token", re.compile(r"sk-(?:ant-(?:api\d\d-)?|proj-)?(?=[A-Za-z_\-]*\d)[A-Za-z0-9_\-]{20,}")),
     ("Google API key", re.compile(r"AIza[0-9A-Za-z_\-]{35}")),
-    ("GitHub token", re.compile(r"gh[pousr]_[A-Za-z0-9]{36,}")),
-    ("Slack token", re.compile(r"xox[abposr]-(?=[A-Za-z\-]*\d)[A-Za-z0-9\-]{10,}")),
+    ("GitHub Token", re.compile(r"gh[pousr]_[A-Za-z0-9]{36,}")),
+    ("Slack Token", re.compile(r"xox[abposr]-(?=[A-Za-z\-]*\d)[A-Za-z0-9\-]{10,}")),
     ("Tavily API key", re.compile(r"tvly-(?:dev-)?(?=[A-Za-z_\-]*\d)[A-Za-z0-9_\-]{16,}")),
     ("Telegram bot token", re.compile(r"\b\d{6,}:AA[A-Za-z0-9_\-]{30,}")),
 ]  # fmt: skip

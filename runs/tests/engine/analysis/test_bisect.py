@@ -150,9 +150,10 @@ def test_the_json_is_the_contract(apps):
 
     assert {"step", "leaves", "forks", "monotone"} <= set(data)
     assert data["step"] == {"node": "s07", "sequence_id": 6}
+    # In the order the step wrote them (a step's output keeps its dict order).
     assert data["leaves"] == [
-        {"path": "v07.noise", "a": 1007, "b": 2007},
         {"path": "v07.verdict", "a": "pass", "b": "fail"},
+        {"path": "v07.noise", "a": 1007, "b": 2007},
     ]
     assert all(isinstance(pk, int) for pk in data["forks"]) and data["forks"]
     assert data["monotone"] is True
