@@ -7,7 +7,9 @@
 - ``wire``           LLM wire formats (OpenAI, Anthropic, Gemini, Ollama): what a call asked,
                      what it cost, whether an answer parses
 - ``commands``       what a process start is to the capture: argv or shell line, stdin, the
-                     files it names (keyed), exit code, stdout and stderr (its answer)
+                     files it names (keyed), exit code, stdout and stderr and the files it
+                     wrote (its answer, written back on a replay)
+- ``argv_credentials`` the credentials a command line carries by position, found and marked
 - ``redaction``      credentials by position (never stored; a keyed fingerprint in the key),
                      content that looks like a secret (kept exactly, masked where it is shown):
                      what a credential looks like is ``runs.lib.secret_shapes``'
