@@ -29,6 +29,12 @@ this process, which decides:
   twice is reported lost, with the reason. A run whose worker elsewhere died is found by the lease
   (``runs.tasks.reap_dead_runs``, called here every lease/3 s) and resumed the same way. So every
   run of the batch ends accounted for: done, or lost with a reason.
+- **A worker that recycles** (a step it gave up on still runs in it: ``runs.tasks.recycle``)
+  takes no other task and exits, whatever SIGTERM handler the app installed (``_Control``);
+  it says so on its socket, and is killed if it is still up ``REWIND_WORKER_GRACE_SECONDS``
+  later (an app's exit hook waiting for that step). A fresh worker takes its place. Stopping a
+  worker says SIGTERM on the socket too, which an app's handler cannot swallow.
+  ``rewind_serve``'s worker is one of these, supervised the same way.
 
 Runs are enqueued only once every worker started is ready, so that startup (a fresh interpreter
 importing Django, Burr and the engine, a second or two) is not part of a batch's throughput and
@@ -37,6 +43,7 @@ each worker gets a share from the first task: ``WorkersOutcome.startup_s`` and `
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import socket
@@ -57,10 +64,22 @@ from runs.engine.errors import RewindError
 if TYPE_CHECKING:
     from runs.models import Run
 
+logger = logging.getLogger("rewind")
+
 MAX_WORKERS = 32
 MAX_RESUMES = 1  # a run interrupted (its worker died) is resumed once; twice, it is lost
 POLL_SECONDS = 0.05  # how often the batch reads its runs' statuses (one query)
 WORKER_INTERVAL = "0.05"  # how often an idle batch worker looks for a task
+# Seconds a worker that stops after a step it gave up on (its recycling) has to exit before its
+# supervisor kills it (REWIND_WORKER_GRACE_SECONDS): an app's SIGTERM handler or exit hook must
+# not keep the loop it abandoned running.
+GRACE_SECONDS = 5.0
+
+
+def grace_seconds() -> float:
+    from django.conf import settings
+
+    return float(getattr(settings, "REWIND_WORKER_GRACE_SECONDS", GRACE_SECONDS))
 
 
 def check_workers(workers: int) -> None:
@@ -110,9 +129,12 @@ class WorkerConfig:
     quiet: bool  # the command holds logs back: the worker stays silent too
     sys_path: list[str] = field(default_factory=list)  # where this process finds pipelines
     pipelines: list[str] = field(default_factory=list)  # the batch's: loaded before "ready"
+    interval: str = WORKER_INTERVAL  # how often the idle worker looks for a task
 
 
-def worker_config(quiet: bool = False, pipelines: list[str] | None = None) -> WorkerConfig:
+def worker_config(
+    quiet: bool = False, pipelines: list[str] | None = None, interval: str = WORKER_INTERVAL
+) -> WorkerConfig:
     from django.conf import settings
     from django.db import connections
 
@@ -139,10 +161,12 @@ def worker_config(quiet: bool = False, pipelines: list[str] | None = None) -> Wo
         quiet=quiet,
         sys_path=[p for p in sys.path if isinstance(p, str)],
         pipelines=list(pipelines or []),
+        interval=interval,
     )
 
 
-WORKER_CODE = "from runs.engine.execution.workers import worker_entry; worker_entry()"
+# The comment names the process as ``ps`` and ``pgrep db_worker`` find a deployment's workers.
+WORKER_CODE = "from runs.engine.execution.workers import worker_entry; worker_entry()  # db_worker"
 
 
 def worker_entry() -> None:
@@ -159,13 +183,14 @@ def worker_entry() -> None:
     from django.db import connections
 
     connections.close_all()  # db_worker opens its own
+    _Control(conn).start()
     conn.send(("ready", os.getpid()))  # the socket stays open: its closing is this process's end
     call_command(
         "db_worker",
         "--queue-name",
         "default",
         "--interval",
-        WORKER_INTERVAL,
+        config.interval,
         "--no-startup-delay",
         "--no-reload",
         "--worker-id",
@@ -210,21 +235,163 @@ def _warm_up(config: WorkerConfig) -> None:
     capture.install()
 
 
+class _Control:
+    """The worker's end of its socket, beside ``db_worker``'s loop, whatever SIGTERM handler the
+    app installed when it was imported (a "graceful shutdown" that ignores or delays the exit
+    takes ``db_worker``'s place, and ``runs.tasks.recycle`` cannot stop the worker with it):
+
+    - after each task, when a step the worker gave up on is still running in it, the loop takes
+      no other task (``db_worker`` then returns and the process exits) and the supervisor is
+      told ``("recycling", threads)``: should the exit not come (an exit hook of the app waiting
+      for that step), the supervisor kills the process after ``grace_seconds()``;
+    - ``("stop",)`` from the supervisor does what SIGTERM does to ``db_worker`` — finish the task
+      in hand, take no other — when the app's handler would swallow the signal.
+
+    ``db_worker``'s own handler, while in place, is left to act on its signal alone: it takes a
+    loop already stopped for a second Ctrl-C and ends the task in hand."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.queue_worker: Any = None  # db_worker's loop, found by its signal handler
+        self.sending = threading.Lock()  # the main thread and the listener both may send
+
+    def start(self) -> None:
+        from django.tasks.signals import task_finished, task_started
+
+        task_started.connect(self._started, weak=False, dispatch_uid="rewind-worker-control")
+        task_finished.connect(self._finished, weak=False, dispatch_uid="rewind-worker-control")
+        threading.Thread(target=self._listen, name="rewind-worker-control", daemon=True).start()
+
+    def _find(self) -> Any:
+        """``db_worker``'s loop: the owner of the SIGTERM handler it installs before its first
+        task (an app imported by a task may replace the handler afterwards)."""
+        if self.queue_worker is None:
+            owner = getattr(signal.getsignal(signal.SIGTERM), "__self__", None)
+            if owner is not None and type(owner).__module__.startswith("django_tasks_db"):
+                self.queue_worker = owner
+        return self.queue_worker
+
+    def _started(self, sender: Any, **kwargs: Any) -> None:
+        self._find()
+
+    def _finished(self, sender: Any, **kwargs: Any) -> None:
+        from django.conf import settings
+
+        from runs.engine.execution.watch import still_running
+
+        threads = still_running()
+        if not threads or not settings.REWIND_RECYCLE_WORKERS:
+            return
+        loop = self._find()
+        if loop is not None and loop.running:  # the app's handler took the signal recycle sent
+            logger.warning(
+                "rewind: a step this worker gave up on is still running (%s) and the app "
+                "replaced its SIGTERM handler: the worker takes no other task and stops",
+                ", ".join(threads),
+            )
+            loop.running = False
+        self._send(("recycling", ", ".join(threads)))
+
+    def _listen(self) -> None:
+        while True:
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):
+                return  # the supervisor is gone: the worker goes on as any db_worker would
+            loop = self._find()
+            if message[0] != "stop" or loop is None:
+                continue
+            if getattr(signal.getsignal(signal.SIGTERM), "__self__", None) is not loop:
+                loop.running = False  # db_worker's loop ends after the task in hand
+
+    def _send(self, message: tuple) -> None:
+        with self.sending, suppress(OSError):
+            self.conn.send(message)
+
+
 # -- this process -------------------------------------------------------------------------------
 
 
 @dataclass
 class Worker:
+    """A worker process this process started, and its socket. It answers as the process's
+    ``Popen`` does (``poll``, ``send_signal``, ``wait``, ``kill``, ``returncode``), so a
+    supervisor that knows only those (``rewind_serve``'s) supervises it the same way."""
+
     id: str
     process: subprocess.Popen
     conn: Connection
     ready: bool = False
     stopping: bool = False  # this batch asked it to stop: its exit is expected
     gone: bool = False
+    deadline: float | None = None  # recycling: killed if it is still up then
+    killed: str = ""  # why this process killed it
 
     @property
     def pid(self) -> int:
         return self.process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode
+
+    def heard(self, message: tuple) -> None:
+        """What the worker said: ``("ready", pid)``, or ``("recycling", threads)`` — it stops
+        after a step it gave up on, and has ``grace_seconds()`` to be gone."""
+        if message[0] == "ready":
+            self.ready = True
+        elif message[0] == "recycling" and self.deadline is None:
+            grace = grace_seconds()
+            self.deadline = time.monotonic() + grace
+            logger.warning(
+                "rewind: worker process %s is recycling: a step it gave up on is still running "
+                "(%s); it is killed if it has not exited in %g s",
+                self.pid,
+                message[1],
+                grace,
+            )
+
+    def overdue(self) -> bool:
+        """Kill the worker if it is recycling and still up past its grace; True if it was."""
+        if self.deadline is None or time.monotonic() < self.deadline:
+            return False
+        if self.process.poll() is not None:
+            return False
+        self.killed = (
+            f"worker process {self.pid} was killed: it had not exited {grace_seconds():g} s "
+            "after it stopped for a step it gave up on (its app's SIGTERM handler or exit "
+            "hooks kept it)"
+        )
+        logger.warning("rewind: %s", self.killed)
+        with suppress(ProcessLookupError):
+            self.process.kill()
+        return True
+
+    def poll(self) -> int | None:
+        """What the worker said since, its grace enforced; its exit status once it exited."""
+        try:
+            while self.conn.poll(0):
+                self.heard(self.conn.recv())
+        except (EOFError, OSError):
+            pass  # it exited or is about to: its status says which
+        self.overdue()
+        return self.process.poll()
+
+    def send_signal(self, signum: int) -> None:
+        """SIGTERM is also said on the socket (``("stop",)``), which an app's own handler
+        cannot swallow: the worker finishes the task in hand and takes no other."""
+        with suppress(ProcessLookupError):
+            self.process.send_signal(signum)
+        if signum == signal.SIGTERM:
+            with suppress(OSError):
+                self.conn.send(("stop",))
+
+    def wait(self, timeout: float | None = None) -> int:
+        return self.process.wait(timeout)
+
+    def kill(self) -> None:
+        with suppress(ProcessLookupError):
+            self.process.kill()
 
 
 def child_env() -> dict[str, str]:
@@ -235,17 +402,28 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def start_worker(config: WorkerConfig, worker_id: str) -> Worker:
-    """A ``db_worker`` process on one end of a new socket pair; this process keeps the other."""
+def start_worker(
+    config: WorkerConfig,
+    worker_id: str,
+    *,
+    new_session: bool = False,
+    cwd: str | Path | None = None,
+) -> Worker:
+    """A ``db_worker`` process on one end of a new socket pair; this process keeps the other.
+    ``new_session``: in a session of its own (no terminal's signal reaches it), else in a
+    process group of its own."""
     ours, theirs = socket.socketpair()
     try:
         process = subprocess.Popen(
             [sys.executable, "-c", WORKER_CODE, str(theirs.fileno()), worker_id],
             pass_fds=[theirs.fileno()],
             env=child_env(),
+            cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=2,  # a pipeline that prints must not mix into --json on stdout
-            process_group=0,  # a Ctrl-C at the terminal is this process's to handle
+            # A Ctrl-C at the terminal is this process's to handle.
+            process_group=None if new_session else 0,
+            start_new_session=new_session,
         )
     finally:
         theirs.close()  # the worker's end lives in the worker: its exit closes the socket
@@ -376,8 +554,9 @@ class _Batch:
             except (EOFError, OSError):
                 self.exited(worker)
                 continue
-            if message[0] == "ready":
-                worker.ready = True
+            worker.heard(message)
+        for worker in self.live():
+            worker.overdue()  # killed: its socket closes, and the next look settles it
 
     def exited(self, worker: Worker) -> None:
         """A worker's socket closed: it has exited or is about to. Whatever it had claimed is
@@ -397,7 +576,9 @@ class _Batch:
                 "its output is above"
             )
         how = f"was killed by signal {-code}" if code < 0 else f"exited ({code})"
-        self.settle(worker, f"worker process {worker.pid} {how} while executing this run")
+        self.settle(
+            worker, worker.killed or f"worker process {worker.pid} {how} while executing this run"
+        )
         if not worker.stopping and not self.stopping and self.pending:
             if self.replacements < self.size:
                 self.replacements += 1
@@ -563,8 +744,7 @@ class _Batch:
         self.withdraw(sorted(self.pending))
         for worker in self.live():
             worker.stopping = True
-            with suppress(ProcessLookupError):
-                worker.process.send_signal(signal.SIGTERM)
+            worker.send_signal(signal.SIGTERM)
 
     def orphaned(self) -> None:
         """No worker of this batch is left (and no replacement may start). Runs queued wait
@@ -590,8 +770,7 @@ class _Batch:
         """Leave no process behind and no run of the batch running on a worker that is gone."""
         for worker in self.live():
             worker.stopping = True
-            with suppress(ProcessLookupError):
-                worker.process.send_signal(signal.SIGTERM)
+            worker.send_signal(signal.SIGTERM)
         for worker in self.pool:
             try:
                 worker.process.wait(timeout=30)

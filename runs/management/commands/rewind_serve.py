@@ -1,15 +1,16 @@
 from __future__ import annotations
 
 import errno
+import itertools
+import os
 import secrets
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.management.base import CommandError, CommandParser
@@ -17,8 +18,14 @@ from django.core.management.base import CommandError, CommandParser
 from rewind_site.env import env_int
 from runs.management.base import RewindCommand
 
+if TYPE_CHECKING:
+    from runs.engine.execution.workers import Worker
+
 # How long a stopping server waits for open connections (event streams) before closing them.
 SHUTDOWN_GRACE_SECONDS = 3
+WATCH_SECONDS = 0.5  # how often the supervisor looks at its worker
+WORKER_INTERVAL = "0.2"  # how often the idle worker looks for a task
+_worker_ids = itertools.count()
 
 
 def port_is_free(host: str, port: int) -> bool:
@@ -55,34 +62,31 @@ def ensure_local_user(stdout) -> None:
     )
 
 
-def start_worker() -> subprocess.Popen:
-    """One background worker, a child of this process, for the runs the dashboard starts.
+def start_worker() -> Worker:
+    """One background worker, a child of this process, for the runs the dashboard starts: the
+    queue worker a batch starts (``runs.engine.execution.workers``), configured as this server
+    is, on a socket that lets the supervisor stop it whatever SIGTERM handler the app
+    installed, and kill it when a step it gave up on keeps it from exiting.
 
     It runs in a session of its own, so a Ctrl-C on the terminal reaches only the server, which
     then stops it once (a second signal would make the worker abandon the step in hand), and
     without the autoreloader (which would put the real worker in a grandchild)."""
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "manage.py",
-            "db_worker",
-            "--queue-name",
-            "default",
-            "--interval",
-            "0.2",
-            "--no-reload",
-        ],
+    from runs.engine.execution import workers
+
+    return workers.start_worker(
+        workers.worker_config(interval=WORKER_INTERVAL),
+        f"rewind-serve-{os.getpid()}-{next(_worker_ids)}",
+        new_session=True,
         cwd=settings.BASE_DIR,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
     )
 
 
 class Supervisor(threading.Thread):
-    """Beside the server: restarts the worker if it died and marks runs whose worker stopped
-    beating as interrupted, so nothing stays ``running`` forever."""
+    """Beside the server: restarts the worker when it exited — it died, or stopped after a step
+    it gave up on (killed when it did not exit in ``REWIND_WORKER_GRACE_SECONDS``) — and marks
+    runs whose worker stopped beating as interrupted, so nothing stays ``running`` forever."""
 
-    def __init__(self, worker: subprocess.Popen | None, stdout) -> None:
+    def __init__(self, worker: Worker | None, stdout) -> None:
         super().__init__(name="rewind-supervisor", daemon=True)
         self.worker, self.stdout = worker, stdout
         self.stopped = threading.Event()
@@ -97,10 +101,15 @@ class Supervisor(threading.Thread):
         try:
             for name, why in load_all().items():  # the first page then finds them imported
                 self.stdout.write(f"pipeline {name} cannot be loaded: {why}")
-            while not self.stopped.wait(interval):
+            reap_at = time.monotonic() + interval
+            while not self.stopped.wait(WATCH_SECONDS):
+                # poll() also reads what the worker said and kills it once its grace is over.
                 if self.worker is not None and self.worker.poll() is not None:
                     self.stdout.write(f"worker exited ({self.worker.returncode}); starting another")
                     self.worker = start_worker()
+                if time.monotonic() < reap_at:
+                    continue
+                reap_at = time.monotonic() + interval
                 try:
                     reap_dead_runs()
                 except Exception as exc:  # noqa: BLE001 — a busy database must not end the loop
@@ -114,10 +123,13 @@ class Supervisor(threading.Thread):
 
 
 def stop_worker(
-    worker: subprocess.Popen, timeout: float = 15.0, hurry: Callable[[], bool] = lambda: False
+    worker: Worker | subprocess.Popen,
+    timeout: float = 15.0,
+    hurry: Callable[[], bool] = lambda: False,
 ) -> None:
-    """SIGTERM (the worker finishes the step in hand, then exits), then SIGKILL after
-    ``timeout`` seconds, or at once when ``hurry()`` turns true (a second Ctrl-C)."""
+    """SIGTERM (the worker finishes the step in hand, then exits; said on its socket too, so an
+    app's own SIGTERM handler cannot keep it), then SIGKILL after ``timeout`` seconds, or at
+    once when ``hurry()`` turns true (a second Ctrl-C)."""
     if worker.poll() is not None:
         return
     worker.send_signal(signal.SIGTERM)
