@@ -15,6 +15,7 @@ may import anything of the app, nothing of the product imports it.
 - ``redaction`` keying and redacting a captured call as it grows to 1 MB dense with
                 key-shaped tokens (linear), storing a 1 MB answer, a 5 KB call's overhead
 - ``recording`` ``rewind_hooks`` on a user's program against Burr's tracker
+- ``crashes``   what a kill -9 loses of a ``wait=False`` call that had returned, under load
 - ``imports``   importing a tracker directory
 - ``pages``     the dashboard: the 500-step run page, step → browser latency
 - ``lists``     the runs list, compare page and search at 50,000 runs

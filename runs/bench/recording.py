@@ -23,6 +23,7 @@ from burr.core import ApplicationBuilder
 from django.db import connection
 
 from runs.bench.capture import _served_apart
+from runs.bench.crashes import crash_figure
 from runs.bench.measure import figure
 from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.registry import get_pipeline
@@ -107,11 +108,16 @@ def recording_figures(repeat: int) -> list[dict]:
         "recording a Burr program with rewind_hooks: per-step overhead ÷ Burr's "
         f"LocalTrackingClient's ({connection.vendor})"
     )
+    # What a kill -9 loses of a call that did not wait for its steps (wait=False), under load.
+    crash = crash_figure(repeat)
     if per_step["tracker"] <= 0:  # the tracker's cost drowned in the noise: no ratio to give
-        return [{"figure": name, "value": None, "pass": None, "note": f"not measured: {note}"}]
+        return [
+            {"figure": name, "value": None, "pass": None, "note": f"not measured: {note}"},
+            crash,
+        ]
     row = figure(name, per_step["rewind"], per_step["tracker"], goal)
     row["pass"] = row["pass"] and complete == recorded  # no step ever lost
     sync = figure(f"{name}, sync=True", per_step["sync"], per_step["tracker"], goal)
     sync["pass"] = None  # the slower mode a program may choose: shown, not held to the goal
     sync["note"] = "every step committed before the next one begins"
-    return [{**row, "note": note}, sync]
+    return [{**row, "note": note}, sync, crash]

@@ -12,8 +12,14 @@ serialised, its calls' answers kept) and handed to the process's writer
 step, many steps to a transaction; the end of every execute call waits until all of it is
 committed. With ``sync=True`` every piece is committed before the hook returns: a step is
 in the database before the next one begins. With ``wait=False`` the end of an execute call
-does not wait: its steps are committed by the writer within ``LINGER_SECONDS`` (and at exit),
-so a ``kill -9`` can lose calls that had returned in that time.
+does not wait: it is handed over ``due``, so the writer commits the call's steps as soon as it
+gets to them rather than after ``LINGER_SECONDS`` (and at exit); a ``kill -9`` can lose a call
+that had returned in the time that transaction takes.
+
+A run reads ``completed`` (or ``failed``) only as its last turn left it: the first step of the
+next turn sets it ``running`` again, in the same batch as that step or one before it, so a
+crash in that turn leaves it ``running`` — marked ``interrupted`` by the lease — and never
+shows a finished run holding part of a turn.
 """
 
 from __future__ import annotations
@@ -92,6 +98,7 @@ class ProgramRecorder(
         self.turn = -1
         self.turn_inputs: dict[str, Any] = {}
         self.turn_open = False
+        self.reopen = False  # a turn ended: the next one's first step sets the run running
         self.last_action = ""
         self.pending: tuple[int, Action, dict | None, BaseException | None] | None = None
         self._outer: dict[str, BaseException | None] = {"call": None, "step": None}
@@ -120,6 +127,9 @@ class ProgramRecorder(
         self._flush(state)
         if self.recorder is None:
             self._start()
+        elif self.reopen:
+            self.reopen = False
+            self._submit(partial(self._reopen_run, timezone.now()))
         self.recorder.ctx.turn = max(self.turn, 0)
         self.turn_inputs.update({k: v for k, v in inputs.items() if not k.startswith("__")})
         self._outer["step"] = sys.exc_info()[1]
@@ -220,8 +230,8 @@ class ProgramRecorder(
 
     # -- the step's path: what to write ---------------------------------------------------------
 
-    def _submit(self, work: Any) -> None:
-        self.writer.submit(self, work)
+    def _submit(self, work: Any, *, due: bool = False) -> None:
+        self.writer.submit(self, work, due=due)
         if self.sync:
             self.writer.flush()
 
@@ -268,9 +278,12 @@ class ProgramRecorder(
         ctx = self.recorder.ctx
         warnings, ctx.warnings = ctx.warnings, []  # each turn adds its own
         self.turn_open = False
+        self.reopen = True
+        # Not waited for (wait=False): written at once, not after the writer's linger.
         self._submit(
             partial(self._finish_turn, dict(self.turn_inputs), self.last_action, failed, error,
-                    warnings)
+                    warnings),
+            due=not self.wait,
         )  # fmt: skip
 
     # -- the writer's side ---------------------------------------------------------------------
@@ -291,6 +304,16 @@ class ProgramRecorder(
             Run.objects.make_root(run)
         self.run = run
         self.recorder.ctx.run_id = run.pk
+
+    def _reopen_run(self, started: Any) -> None:
+        """A new turn of a run that ended one: ``running`` again, beating from now (the lease
+        then tells a crash in this turn), until the turn's end finishes it once more."""
+        update_where(
+            Run,
+            {"status": Run.Status.RUNNING, "finished_at": None, "heartbeat_at": started},
+            {"id": self.run.pk},
+            unless={"status": Run.Status.CANCELLED},
+        )
 
     def _write_step(
         self,

@@ -6,11 +6,12 @@ which writes whatever is queued in one transaction per batch, on a database conn
 its own (opened once, closed when idle and at exit), in the order the work was handed over.
 
 - **Lingering**: a batch waits up to ``LINGER_SECONDS`` from its first piece for more, and is
-  written at once when a flush or a ``call`` is queued or half of ``BOUND`` is. A call whose
-  steps come quickly is then one transaction at its end (each kind of row in one statement)
-  instead of one a step: the writer's CPU, which shares the interpreter lock with the program,
-  halved (measured on the bench's nine-step program: 28 → 13 ms a run on SQLite, 38 → 23 ms
-  on PostgreSQL), and the program's overhead with it. A step that takes longer is committed
+  written at once when a flush, a ``call`` or a piece handed over ``due`` (the end of a call
+  that does not wait, ``wait=False``: nothing more of it is coming) is queued or half of
+  ``BOUND`` is. A call whose steps come quickly is then one transaction at its end (each kind
+  of row in one statement) instead of one a step: the writer's CPU, which shares the
+  interpreter lock with the program, halved (measured on the bench's nine-step program: 28 →
+  13 ms a run on SQLite, 38 → 23 ms on PostgreSQL), and the program's overhead with it. A step that takes longer is committed
   ``LINGER_SECONDS`` after it was handed over, while the next one runs.
 
 - **Bounded**: at most ``BOUND`` pieces handed over and not yet committed; a hook that would
@@ -24,7 +25,9 @@ its own (opened once, closed when idle and at exit), in the order the work was h
 - **Lost by ``kill -9``** (or a power cut): what was handed over and not committed — the
   steps of the execute call in progress the writer had not reached, at most ``BOUND``, and
   that call's end (the run stays *running*): those handed over in the last ``LINGER_SECONDS``
-  or so, or every step of a call quicker than that. Nothing of a call that had returned.
+  or so, or every step of a call quicker than that. Nothing of a call that had returned —
+  unless it did not wait for its steps (``wait=False``): then what the writer had not committed
+  yet, the time its one transaction takes (``rewind_bench`` measures it under load).
 
 Each piece keeps its database work in savepoints of its own; one that fails is the failure of
 its owner (``Owner.failed``), and the rest of the batch is written. Each owner that holds
@@ -73,9 +76,12 @@ class Owner(Protocol):
         its pieces left to write together (a recorder's held steps)."""
 
 
+Piece = tuple[Owner | None, Callable[[], Any], threading.Event | None, bool]  # the bool: due
+
+
 class Writer:
     def __init__(self, bound: int = BOUND) -> None:
-        self._queue: deque[tuple[Owner | None, Callable[[], Any], threading.Event | None]] = deque()
+        self._queue: deque[Piece] = deque()
         self._ready = threading.Condition()
         self._room = threading.Semaphore(bound)
         self._thread: threading.Thread | None = None
@@ -84,15 +90,16 @@ class Writer:
 
     # -- the step's side ---------------------------------------------------------------------
 
-    def submit(self, owner: Owner, work: Callable[[], Any]) -> None:
+    def submit(self, owner: Owner, work: Callable[[], Any], *, due: bool = False) -> None:
         """Hand ``work`` over (run in the writer, in a batch's transaction); waits while
-        ``BOUND`` pieces are not committed."""
+        ``BOUND`` pieces are not committed. ``due``: the batch it joins is written without
+        lingering for more (nobody waits for it, and nothing more is coming soon)."""
         try:
             self._room.acquire()
         except BaseException:  # interrupted while waiting (Ctrl-C): handed over all the same
-            self._put(owner, work, None)
+            self._put(owner, work, None, due)
             raise
-        self._put(owner, work, None)
+        self._put(owner, work, None, due)
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until everything handed over so far is committed (False: not in ``timeout``)."""
@@ -132,10 +139,14 @@ class Writer:
         thread.join(timeout)
 
     def _put(
-        self, owner: Owner | None, work: Callable[[], Any], done: threading.Event | None
+        self,
+        owner: Owner | None,
+        work: Callable[[], Any],
+        done: threading.Event | None,
+        due: bool = False,
     ) -> None:
         with self._ready:
-            self._queue.append((owner, work, done))
+            self._queue.append((owner, work, done, due))
             if not self._running:
                 self._running, self._closing = True, False
                 self._thread = threading.Thread(
@@ -146,7 +157,7 @@ class Writer:
             # linger. Waking it for every piece cost the step a thread switch each (1.3 ms a
             # run of the bench's nine steps, measured).
             queued = len(self._queue)
-            if queued == 1 or done is not None or queued >= BOUND // 2:
+            if queued == 1 or done is not None or due or queued >= BOUND // 2:
                 self._ready.notify()
 
     # -- the writer's side ------------------------------------------------------------------
@@ -169,27 +180,25 @@ class Writer:
 
     def _linger(self) -> None:
         """Wait (holding ``_ready``) for more pieces to join the batch: until a piece waited
-        for (a flush, a ``call``) is queued, half of ``BOUND`` is, the writer is closing, or
-        ``LINGER_SECONDS`` have passed."""
+        for (a flush, a ``call``) or a ``due`` one is queued, half of ``BOUND`` is, the writer
+        is closing, or ``LINGER_SECONDS`` have passed."""
         deadline = time.monotonic() + LINGER_SECONDS
         while (
             not self._closing
             and len(self._queue) < BOUND // 2
-            and all(done is None for _, _, done in self._queue)
+            and all(done is None and not due for _, _, done, due in self._queue)
             and (left := deadline - time.monotonic()) > 0
         ):
             self._ready.wait(left)
 
-    def _write(
-        self, batch: list[tuple[Owner | None, Callable[[], Any], threading.Event | None]]
-    ) -> None:
-        if all(work is _nothing for _, work, _ in batch):  # flushes only: nothing to write
-            for _, _, done in batch:
+    def _write(self, batch: list[Piece]) -> None:
+        if all(work is _nothing for _, work, _, _ in batch):  # flushes only: nothing to write
+            for _, _, done, _ in batch:
                 done.set()
             return
         try:
             with transaction.atomic():
-                for owner, work, _ in batch:
+                for owner, work, _, _ in batch:
                     if owner is not None and owner.stopped:
                         continue
                     try:
@@ -199,7 +208,7 @@ class Writer:
                             logger.warning("rewind: the recording writer: %s", exc)
                         else:
                             owner.failed(exc)
-                for owner in {id(o): o for o, _, _ in batch if o is not None}.values():
+                for owner in {id(o): o for o, *_ in batch if o is not None}.values():
                     if owner.stopped or not owner.holding:
                         continue
                     try:
@@ -209,13 +218,13 @@ class Writer:
                         owner.failed(exc)
         except Exception as exc:  # noqa: BLE001 — the transaction itself failed (the database)
             connections.close_all()  # the next batch starts on a new connection
-            for owner in {id(o): o for o, _, _ in batch if o is not None}.values():
+            for owner in {id(o): o for o, *_ in batch if o is not None}.values():
                 if not owner.stopped:
                     owner.failed(exc)
-            if all(o is None for o, _, _ in batch):
+            if all(o is None for o, *_ in batch):
                 logger.warning("rewind: the recording writer failed: %s", exc)
         finally:
-            for owner, _, done in batch:
+            for owner, _, done, _ in batch:
                 if owner is not None:
                     self._room.release()
                 if done is not None:
