@@ -310,6 +310,11 @@ REWIND_STEP_TIMEOUTS = env_seconds("REWIND_STEP_TIMEOUTS", minimum=0.1, maximum=
 # A queue worker whose abandoned step is still running stops after that run (its supervisor
 # starts a fresh one): the step's thread cannot be stopped, and would keep the CPU.
 REWIND_RECYCLE_WORKERS = env_bool("REWIND_RECYCLE_WORKERS", True)
+# How long a worker told to stop (a step it gave up on still runs, or a shutdown) has to exit
+# before its supervisor kills it: an app's own SIGTERM handler cannot keep it (workers.py).
+REWIND_WORKER_GRACE_SECONDS = env_float(
+    "REWIND_WORKER_GRACE_SECONDS", 5.0, minimum=0.1, maximum=3600.0
+)
 # The key is read from the environment when a call is made and never stored in settings
 # that could be dumped; see runs.engine.providers.config.
 # A run that takes this many steps without halting fails (a looping graph needs a halt).
