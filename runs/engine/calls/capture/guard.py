@@ -49,6 +49,7 @@ import gc
 import ipaddress
 import logging
 import socket
+import ssl
 import sys
 import sysconfig
 import threading
@@ -449,7 +450,22 @@ def install() -> None:
 
         return wrapper
 
+    def tls(original: Any) -> Any:  # SSLContext.wrap_socket: a new socket, the same peer
+        def wrapper(context: Any, sock: Any, *args: Any, **kwargs: Any) -> Any:
+            wrapped = original(context, sock, *args, **kwargs)
+            if sock in _opened_outside:
+                _opened_outside.add(wrapped)
+            return wrapped
+
+        return wrapper
+
     first = not _ours
+    # A TLS socket writes through its own send/sendall (not the plain socket's), and is a new
+    # object when a connected socket is wrapped: both followed, so a log shipper's TLS
+    # connection opened at import is held like a plain one.
+    wrap(ssl.SSLSocket, "send", write)
+    wrap(ssl.SSLSocket, "sendall", write)
+    wrap(ssl.SSLContext, "wrap_socket", tls)
     wrap(socket.socket, "connect", connect)
     wrap(socket.socket, "connect_ex", connect)
     wrap(socket.socket, "sendto", sendto)
