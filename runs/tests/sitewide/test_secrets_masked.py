@@ -343,7 +343,7 @@ def test_no_page_or_json_response_shows_a_secret_but_each_shows_its_words(
     assert "Ship it" in compare and "[redacted]" in compare and "The deploy key:" in compare
     # The override word-diffed beside its source: each secret its own mark, so two different
     # ones never read as the same.
-    assert "the deploy" in compare and " is now " in compare
+    assert "the deploy" in compare and "is now [redacted]" in compare
     assert "The deploy key:" in pages[f"/runs/{a.pk}/"]
     api = json.loads(pages[f"/api/runs/{a.pk}"])
     assert "Ship it with [redacted] attached" in json.dumps(api)
