@@ -118,6 +118,15 @@ def _shown(text: str) -> tuple[str, bool]:
     return (text[:CALL_BODY_SHOWN], True) if len(text) > CALL_BODY_SHOWN else (text, False)
 
 
+def tokens_counted(node: Node) -> bool:
+    """Whether some of the step's tokens were counted by Rewind, not reported by the provider
+    (a call whose answer said no usage: an OpenAI stream without ``include_usage``)."""
+    return any(
+        isinstance(c, dict) and c.get("tokens_counted") and c.get("cache_source") == "live"
+        for c in node.calls or []
+    )
+
+
 def step_calls(node: Node) -> list[CallRow]:
     """The calls of ``node`` with their stored request and answer: at most two queries (the
     LLM and the tool entries they used), none for a step that made no call."""

@@ -38,7 +38,15 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from runs.engine.calls import cache
-from runs.engine.calls.capture import backoff, branches, misses, redaction, unreachable, wire
+from runs.engine.calls.capture import (
+    backoff,
+    branches,
+    counting,
+    misses,
+    redaction,
+    unreachable,
+    wire,
+)
 from runs.engine.calls.inflight import call_lock
 from runs.engine.calls.policy import DEFAULT, LIVE, CallPolicy
 from runs.engine.calls.pricing import cost_usd
@@ -153,6 +161,9 @@ class Call:
     # of every answer) or "endpoint"; kept on the cache entry, so a replay shows it too.
     provider: str = ""
     cached_tokens: int = 0
+    # The answer reported no usage (an OpenAI stream without include_usage): its tokens, and
+    # the cost read from them, were counted by Rewind (``counting``), not said by the provider.
+    tokens_counted: bool = False
     error: str = ""  # why it got no usable answer (redacted)
     # Not recorded: the credentials of the request, to redact them wherever they show up.
     secrets: frozenset[str] = field(default=frozenset(), repr=False)
@@ -355,21 +366,29 @@ class StepCalls:
             simulated = SIMULATOR_HEADER.lower() in {name.lower() for name in answer.headers}
             call.provider = "simulator" if simulated else "endpoint"
             usage = wire.usage_of(fmt, answer.body, answer.content_type)
+            problem = wire.invalid(fmt, answer.body, answer.content_type) if ok and fmt else None
+            if ok and fmt and problem is None and not usage.reported:
+                # No usage in the answer (a stream without include_usage): counted, and said so.
+                body = described.get("body")
+                usage = (
+                    counting.counted_usage(fmt, body, answer.body, answer.content_type, usage)
+                    or usage
+                )
             call.model_answered = usage.model
             call.prompt_tokens = usage.prompt_tokens
             call.completion_tokens = usage.completion_tokens
             call.total_tokens = usage.total_tokens
             call.cached_tokens = usage.cached_tokens
-            # An answer that reports no usage (a stream without include_usage) has an
-            # unknown cost, never a zero; a refused attempt (a 429, a 5xx) is not charged.
+            call.tokens_counted = usage.counted
+            # An answer whose usage is neither reported nor counted has an unknown cost, never
+            # a zero; a refused attempt (a 429, a 5xx) is not charged.
             call.cost_usd = (
                 cost_usd(
                     usage.model or call.model_requested, call.prompt_tokens, call.completion_tokens
                 )
-                if usage.reported
+                if usage.reported or usage.counted
                 else (None if ok else Decimal(0))
             )
-            problem = wire.invalid(fmt, answer.body, answer.content_type) if ok and fmt else None
             if problem is not None:
                 call.error = f"{call.endpoint} answered {answer.status}, but {problem}"
                 call.broken = True
@@ -419,6 +438,7 @@ class StepCalls:
                     "prompt_tokens": call.prompt_tokens,
                     "completion_tokens": call.completion_tokens,
                     "total_tokens": call.total_tokens,
+                    **({"counted": True} if call.tokens_counted else {}),
                 },
             }
         return {

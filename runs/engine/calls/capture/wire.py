@@ -45,6 +45,7 @@ class Usage:
     cached_tokens: int = 0
     model: str = ""
     reported: bool = False  # the answer said what it cost (a stream may not)
+    counted: bool = False  # it did not: Rewind counted the tokens (``counting``)
 
 
 def openai_endpoint(path: str) -> str:
@@ -254,8 +255,11 @@ def _invalid_openai(endpoint: str, objects: list[dict], streamed: bool) -> str |
 
 
 def usage_of(fmt: WireFormat | None, content: bytes, content_type: str) -> Usage:
-    """Tokens and the answering model, from a plain or streamed answer (a stream's usage
-    event, when the caller asked for one)."""
+    """Tokens and the answering model, from a plain or streamed answer: Anthropic's
+    message_start and message_delta events, the Responses API's response.completed, a chat
+    completion stream's last chunk — which OpenAI sends only when the caller asked
+    ``stream_options: {"include_usage": true}``; without it nothing is reported and
+    ``counting`` counts the tokens."""
     usage = Usage()
     for doc in documents(content, content_type) or []:
         if isinstance(doc, dict):
@@ -273,13 +277,15 @@ def _read_usage(family: str, doc: dict[str, Any], usage: Usage) -> None:
         found = message.get("usage") if "usage" in message else doc.get("usage")
         if isinstance(found, dict):
             usage.reported = True
-            cached = int(found.get("cache_read_input_tokens") or 0)
-            created = int(found.get("cache_creation_input_tokens") or 0)
-            if "input_tokens" in found:
-                usage.prompt_tokens = int(found["input_tokens"] or 0) + cached + created
+            # message_start reports the input, message_delta the output so far; today's API
+            # repeats the input counts there too (cumulative), or sends them as null.
+            if found.get("input_tokens") is not None:
+                cached = int(found.get("cache_read_input_tokens") or 0)
+                created = int(found.get("cache_creation_input_tokens") or 0)
+                usage.prompt_tokens = int(found["input_tokens"]) + cached + created
                 usage.cached_tokens = cached
-            if "output_tokens" in found:
-                usage.completion_tokens = int(found["output_tokens"] or 0)  # cumulative
+            if found.get("output_tokens") is not None:
+                usage.completion_tokens = int(found["output_tokens"])  # cumulative
             usage.total_tokens = usage.prompt_tokens + usage.completion_tokens
         return
     if family == "gemini":
