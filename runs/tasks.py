@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from runs.engine.execution.leases import mark_interrupted_runs
 from runs.engine.execution.runner import execute_run
-from runs.models import Run
+from runs.models import Batch, Run
 
 logger = logging.getLogger("rewind")
 
@@ -60,6 +60,23 @@ def recycle() -> bool:
 
 def enqueue_run(run: Run) -> None:
     transaction.on_commit(lambda: execute_run_task.enqueue(run.pk))
+
+
+@task()
+def execute_batch_task(batch_id: int) -> str:
+    """A regression replay's runs, in an interpreter started for them (``execution.fresh``):
+    this worker may have imported the app before its code was edited, and must not run the
+    old code as the new. One task for the batch; its runs stay ordinary runs."""
+    from runs.engine.execution.fresh import execute_in_fresh_process
+
+    reap_dead_runs()
+    outcome = execute_in_fresh_process(batch_id)
+    return outcome.reason or f"exited ({outcome.returncode})"
+
+
+def enqueue_batch(batch: Batch) -> None:
+    """Queue a regression batch as one task, once its rows commit."""
+    transaction.on_commit(lambda: execute_batch_task.enqueue(batch.pk))
 
 
 def reap_dead_runs() -> list[int]:

@@ -10,7 +10,7 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 from django.db import close_old_connections, connection
 
-from runs.engine.execution.runner import execute_run
+from runs.engine.execution.runner import LoadedApp, execute_run
 from runs.engine.execution.workers import MAX_WORKERS, check_workers, run_on_workers
 from runs.models import Run
 from runs.tasks import enqueue_run
@@ -59,13 +59,14 @@ class BatchExecution:
             return outcome.interrupted
         return self.execute_here(ids)
 
-    def execute_here(self, ids: list[int]) -> bool:
-        """Execute the batch's runs one after another in this process; Ctrl-C withdraws
-        those not started (cancelled) and returns True."""
+    def execute_here(self, ids: list[int], *, app: LoadedApp | None = None) -> bool:
+        """Execute the batch's runs one after another in this process (``app``: their app as
+        the caller resolved it, once); Ctrl-C withdraws those not started (cancelled) and
+        returns True."""
         tick = self.progress_bar(len(ids))
         for index, pk in enumerate(ids):
             try:
-                run = execute_run(pk, on_step=None)
+                run = execute_run(pk, on_step=None, app=app)
             except KeyboardInterrupt:
                 Run.objects.withdraw(ids[index:], "withdrawn: the batch was interrupted (Ctrl-C)")
                 return True

@@ -106,6 +106,18 @@ class RunQuerySet(models.QuerySet):
                 withdrawn.append(pk)
         return withdrawn
 
+    def give_up(self, pks: list[int], reason: str) -> list[int]:
+        """queued or running → failed, with ``reason`` as its error, for runs the process that
+        was to execute them will not (a regression batch's interpreter refused its code, or
+        died); returns those changed. Finished runs are left alone."""
+        changed = []
+        for pk in pks:
+            if self.filter(pk=pk, status__in=(Run.Status.QUEUED, Run.Status.RUNNING)).update(
+                status=Run.Status.FAILED, finished_at=timezone.now(), error=reason
+            ):
+                changed.append(pk)
+        return changed
+
     def requeue(self, pk: int) -> bool:
         """interrupted → queued, to continue after its last completed step."""
         return bool(

@@ -32,7 +32,7 @@ from runs.engine.errors import PipelineError, RewindError
 from runs.engine.forking.overrides import current_fields
 from runs.forms import BatchForm, PageForm, RegressionForm, field_text
 from runs.models import Batch, Node, Run
-from runs.tasks import enqueue_run
+from runs.tasks import enqueue_batch, enqueue_run
 from runs.views.common import create_or_refuse, get_batch, get_node, get_run, navigate
 
 BATCHES_PER_PAGE = 25
@@ -177,7 +177,8 @@ def _make_batch(request: HttpRequest, run: Run, node: Node, form: BatchForm) -> 
 
 def _admit_and_queue(request: HttpRequest, plan: Plan, noun: str) -> Batch:
     """Write the planned batch within the user's daily budget (``BudgetExceeded``: nothing
-    written) and queue its runs once they commit."""
+    written) and queue its runs once they commit: a regression replay's as one task, executed
+    by an interpreter started for it (``execution.fresh``: never this server's old code)."""
     requests = [*plan.forks, *plan.sample_forks]
     project = partial(projected_cost, *requests, what=f"{noun} of {len(requests)} runs")
     with admitted(request.user, project) as admission:  # BudgetExceeded: nothing written
@@ -188,6 +189,9 @@ def _admit_and_queue(request: HttpRequest, plan: Plan, noun: str) -> Batch:
         runs = Run.objects.in_bulk(ids)
         made = [runs[pk] for pk in ids]
         admission.record(*made)
-        for queued in made:
-            enqueue_run(queued)  # on commit
+        if batch.is_regression:
+            enqueue_batch(batch)  # on commit
+        else:
+            for queued in made:
+                enqueue_run(queued)  # on commit
     return batch

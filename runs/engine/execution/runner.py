@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -22,7 +23,9 @@ from burr.core.application import PRIOR_STEP, SEQUENCE_ID
 from django.conf import settings
 from django.db import transaction
 
+from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.registry import get_pipeline
+from runs.engine.apps.specs import Pipeline
 from runs.engine.apps.state import restored_state, stored_state
 from runs.engine.apps.versions import check_version
 from runs.engine.calls import cache
@@ -232,7 +235,24 @@ async def adrive(
 logger = logging.getLogger("rewind.runner")
 
 
-def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -> Run:
+@dataclass(frozen=True)
+class LoadedApp:
+    """An app resolved once by a caller that executes many runs of it (a regression replay):
+    its registered ``name``, the ``app``, and ``checked``, the regression code version this
+    process has already found it runs ("": none) — so each run neither looks the app up nor
+    computes its version again."""
+
+    name: str
+    app: Pipeline | BurrApp
+    checked: str = ""
+
+
+def execute_run(
+    run_id: int,
+    *,
+    on_step: Callable[[Node], None] | None = None,
+    app: LoadedApp | None = None,
+) -> Run:
     """Execute a queued run to the end; returns it finished (completed, failed or cancelled).
 
     Claims the run atomically (queued → running), so a run is never executed twice; a run
@@ -247,6 +267,7 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
 
     The run returned is not read back: it carries the values its end wrote (its heartbeat is
     the one its claim wrote). It is read back when a cancel won the race or the run stopped.
+    ``app``: the run's app as the caller resolved (and checked) it, used when it is the run's.
     """
     claimed = Run.objects.claim(run_id)
     run = Run.objects.with_parent(run_id)
@@ -260,7 +281,7 @@ def execute_run(run_id: int, *, on_step: Callable[[Node], None] | None = None) -
     recorder: StepRecorder | None = None
     try:
         prior, source_steps = _steps(run)
-        ctx = _context(run, prior, source_steps)
+        ctx = _context(run, prior, source_steps, app)
         ctx.on_step = on_step
         recorder = StepRecorder(ctx, DjangoPersister(), hold=ctx.policy.reads_cache)
         recorder.trajectory = [step.output_sha256 for step in prior]
@@ -420,10 +441,15 @@ def _steps(run: Run) -> tuple[list[Node], list[Node]]:
     return mine, source
 
 
-def _context(run: Run, prior: list[Node], source_steps: list[Node]) -> RunContext:
+def _context(
+    run: Run, prior: list[Node], source_steps: list[Node], app: LoadedApp | None = None
+) -> RunContext:
     start = run.fork_sequence_id if run.fork_sequence_id is not None else 0
-    pipeline = get_pipeline(run.pipeline)
-    if run.regression_code:  # the code it was asked to run, or nothing
+    if app is None or app.name != run.pipeline:
+        app = LoadedApp(run.pipeline, get_pipeline(run.pipeline))
+    pipeline = app.app
+    # The code it was asked to run, or nothing: checked here unless the caller did.
+    if run.regression_code and run.regression_code != app.checked:
         check_version(run.pipeline, pipeline, run.regression_code)
     ctx = make_context(
         run_id=run.pk,

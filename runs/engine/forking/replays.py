@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.registry import get_pipeline
+from runs.engine.apps.specs import Pipeline
 from runs.engine.errors import ForkError
 from runs.engine.forking.forks import Fork, check_finished, fork_at, make_fork
 from runs.engine.forking.overrides import Override, parse_override
@@ -44,11 +46,14 @@ def replay_request(source: Run, *, live: bool = False, allow_network: bool = Fal
     return fork_at(source, first, changed, **options)
 
 
-def regression_request(source: Run, code: str) -> Fork:
+def regression_request(
+    source: Run, code: str, *, pipeline: Pipeline | BurrApp | None = None
+) -> Fork:
     """The regression run of ``source`` (a root run), resolved and not written: every step
     re-executed from the first with the app's code at ``code`` (``versions.app_version``), its
     calls answered from the cache where their request is unchanged and by the provider where
-    the code changed it (``Run.regression_code``: not hermetic, unlike an unchanged replay)."""
+    the code changed it (``Run.regression_code``: not hermetic, unlike an unchanged replay).
+    ``pipeline``: the source's app as the caller resolved it (once for every source)."""
     check_finished(source)
     if source.parent_id is not None:
         raise ForkError(
@@ -58,7 +63,8 @@ def regression_request(source: Run, code: str) -> Fork:
     first = source.nodes.order_by("sequence_id").only("run_id", "sequence_id", "name").first()
     if first is None:
         raise ForkError(f"run {source.pk} executed no step; there is nothing to re-run")
-    return replace(fork_at(source, first, None, check_provider=False), regression_code=code)
+    fork = fork_at(source, first, None, pipeline=pipeline, check_provider=False)
+    return replace(fork, regression_code=code)
 
 
 def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:

@@ -9,12 +9,15 @@ from django.core.management.base import CommandError, CommandParser
 
 from runs.engine.analysis.batches import Selection, batch_run_ids, make_batch
 from runs.engine.analysis.batches.junit import junit_xml
-from runs.engine.analysis.batches.making import plan_regression
+from runs.engine.analysis.batches.making import Plan, plan_regression
 from runs.engine.analysis.batches.regression import FAIL_ON, RegressionResult, regression_result
 from runs.engine.analysis.batches.request import RegressionRequest, parse_where
 from runs.engine.errors import RewindError
+from runs.engine.execution.runner import LoadedApp
 from runs.management.base import RewindCommand
 from runs.management.batches import BatchExecution
+from runs.models import Batch
+from runs.tasks import enqueue_batch
 
 BAD_INPUT = 2  # the exit status of a request that cannot be asked (1: the gate failed)
 
@@ -76,7 +79,7 @@ class Command(BatchExecution, RewindCommand):
                 f"regression replay {batch.pk}: {len(plan.rows)} run(s) of {batch.pipeline} "
                 f"with the code at {batch.code_label}"
             )
-        interrupted = self.execute_batch(batch_run_ids(batch), options)
+        interrupted = self.execute_regression(plan, batch, options)
         result = regression_result(batch)
         failures = result.failures(options["fail_on"])
         if junit is not None:
@@ -101,6 +104,19 @@ class Command(BatchExecution, RewindCommand):
                 f"{options['fail_on']} (first: run {failures[0][0].source.row.source_id}: "
                 f"{failures[0][1][0]})"
             )
+
+    def execute_regression(self, plan: Plan, batch: Batch, options: dict[str, Any]) -> bool:
+        """Enqueued: one task, whose worker executes the batch in an interpreter started for it
+        (``execution.fresh``: a worker up since before an edit never runs the old code as the
+        new). Else in this process — it imported the code just now — with the app looked up and
+        its version checked once (``plan``), or on ``--workers`` started now. True: Ctrl-C."""
+        if options["enqueue"]:
+            enqueue_batch(batch)
+            return False
+        ids = batch_run_ids(batch)
+        if options["workers"] is not None:
+            return self.execute_batch(ids, options)
+        return self.execute_here(ids, app=LoadedApp(plan.pipeline, plan.app, batch.code_version))
 
     def request(self, options: dict[str, Any]) -> RegressionRequest:
         runs = tuple(self.get_run(value).pk for value in options["runs"])

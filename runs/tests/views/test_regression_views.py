@@ -17,6 +17,7 @@ from runs.engine.apps import versions
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.execution.runner import execute_run
 from runs.models import Batch, Node, ProviderSettings, Run
+from runs.tasks import execute_batch_task
 
 pytestmark = pytest.mark.django_db
 
@@ -50,7 +51,7 @@ def test_the_form_names_the_code_and_the_matching_runs(signed_in, regions):
     assert signed_in.get("/pipelines/nope/regress/").status_code == 404
 
 
-def test_posting_queues_one_regression_run_per_recorded_run(
+def test_posting_queues_one_regression_run_per_recorded_run_as_one_task(
     signed_in, regions, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
@@ -63,7 +64,11 @@ def test_posting_queues_one_regression_run_per_recorded_run(
     assert sorted(r.parent_id for r in runs) == sorted(r.pk for r in regions)
     assert {r.regression_code for r in runs} == {batch.code_version}
     assert {r.status for r in runs} == {Run.Status.QUEUED}
-    assert DBTaskResult.objects.count() == 3  # queued once they committed
+    # One task for the batch, queued once its rows committed: the worker that takes it starts
+    # an interpreter that imports the code as it is on disk then (``execution.fresh``).
+    (task,) = DBTaskResult.objects.all()
+    assert task.task_path == execute_batch_task.module_path
+    assert task.args_kwargs["args"] == [batch.pk]
 
 
 def test_limit_takes_the_newest_runs_and_bad_input_writes_nothing(signed_in, regions):

@@ -8,7 +8,9 @@ from django.db import transaction
 
 from runs.engine.analysis.batches.request import BatchRequest, RegressionRequest, select_sources
 from runs.engine.analysis.noise import make_samples, sample_request
+from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.registry import get_pipeline
+from runs.engine.apps.specs import Pipeline
 from runs.engine.apps.versions import AppVersion, app_version, stale_files
 from runs.engine.errors import ForkError, RewindError
 from runs.engine.forking.forks import Fork, make_fork, resolve_fork
@@ -33,6 +35,8 @@ class Plan:
     pipeline: str
     rows: list[PlannedSource] = field(default_factory=list)
     code: AppVersion | None = None  # a regression replay's: the app's code it runs
+    # A regression replay's app, resolved once: its forks and its executor take it.
+    app: Pipeline | BurrApp | None = field(default=None, repr=False)
 
     @property
     def forks(self) -> list[Fork]:
@@ -94,8 +98,9 @@ def plan_regression(request: RegressionRequest) -> Plan:
             f"the {name} app's code changed on disk ({stale[0]}) after this process loaded it: "
             "restart it (`rewind serve`), or run rewind_regress from a shell"
         )
-    code = app_version(get_pipeline(name))
-    plan = Plan(request, name, code=code)
+    app = get_pipeline(name)  # once: every source's fork and the executor take it
+    code = app_version(app)
+    plan = Plan(request, name, code=code, app=app)
     for source in sources:
         try:
             if source.status != Run.Status.COMPLETED:
@@ -103,7 +108,7 @@ def plan_regression(request: RegressionRequest) -> Plan:
                     f"run {source.pk} {source.status}"
                     + (f": {source.error}" if source.error else "")
                 )
-            fork = regression_request(source, code.version)
+            fork = regression_request(source, code.version, pipeline=app)
             row = PlannedSource(source, 0, fork)
             if request.samples:  # the new code's noise: live re-runs, not the source's samples
                 row.samples = replace(fork, live=True)
