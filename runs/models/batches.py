@@ -40,6 +40,9 @@ class Batch(models.Model):
     # commit (with "+dirty" when they differ from it). "" for a batch of one field's change.
     code_version = models.CharField(max_length=64, blank=True, default="")
     code_commit = models.CharField(max_length=80, blank=True, default="")
+    # Its parts (``AppVersion.parts``), so a process refused for running other code names what
+    # changed (``versions.check_version``).
+    code_parts = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     # Null for a batch made on the command line (rewind_batch).
     created_by = models.ForeignKey(

@@ -94,6 +94,10 @@ class Node(StoresBlobs):
     # is the edit ("code changed"), never called non-deterministic.
     code_version = models.CharField(max_length=64, blank=True)
     code_changed = models.BooleanField(default=False)
+    # What that version is made of (``versions.code_parts``: part name → short hash, a
+    # distribution's version), so a change says why (``versions.step_changes``); {} for a step
+    # recorded before parts were kept.
+    code_parts = models.JSONField(default=dict, blank=True)
     # What the step's code read from the clock and randomness (runs.engine.calls.capture.values):
     # {"reads": {"thread|what|module:line": [value, ...]}, "not_replayed": [{"line", "what",
     # "thread", "reads"}]}; a replay of the step gives the same lines these values.

@@ -18,8 +18,9 @@ from typing import Any
 from django.db.models import Q
 
 from runs.engine.analysis.diff import diff_values
+from runs.engine.apps.versions import step_changes
 from runs.engine.execution.persister import PARTITION_KEY
-from runs.models import BurrState, LLMCacheEntry, Node, ToolCacheEntry
+from runs.models import BurrState, LLMCacheEntry, Node, Run, ToolCacheEntry
 from runs.pages.masking import masked, masked_answer, masked_json
 
 SHOWN = 200  # changed leaves listed; the whole state is one click away
@@ -218,3 +219,19 @@ def step_values(node: Node) -> ValuesRead:
         if isinstance(m, dict)
     ]
     return ValuesRead(lines=lines, not_replayed=missed)
+
+
+def code_reasons(run: Run, node: Node) -> list[str]:
+    """Why a step that ``code_changed`` ran other code than the step it re-executed (its source
+    run's at the same sequence id): ``versions.step_changes``. One query, only then."""
+    if not node.code_changed or run.parent_id is None:
+        return []
+    source = (
+        Node.objects.filter(run_id=run.parent_id, sequence_id=node.sequence_id, name=node.name)
+        .values_list("code_version", "code_parts")
+        .first()
+    )
+    if source is None:
+        return ["the code changed"]
+    why = step_changes(source[0], source[1], node.code_version, node.code_parts)
+    return why or ["the code changed"]

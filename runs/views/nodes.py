@@ -21,7 +21,7 @@ from runs.lib.jsontext import pretty_json
 from runs.models import Node, Run
 from runs.pages.imports import step_spans
 from runs.pages.masking import masked, masked_json
-from runs.pages.nodes import step_calls, step_state, step_values, tokens_counted
+from runs.pages.nodes import code_reasons, step_calls, step_state, step_values, tokens_counted
 from runs.pages.runs import cache_help, unregistered, why_unregistered
 from runs.views.common import get_node, get_run, go_to_opened
 from runs.views.runs import graph_context, header_change, run_context, run_steps
@@ -54,6 +54,7 @@ def _inspector_context(run: Run, node: Node, steps: list[Node]) -> dict:
         "calls": step_calls(node),
         "tokens_counted": tokens_counted(node),
         "values": step_values(node),
+        "code_reasons": code_reasons(run, node),  # why code_changed: "helpers.py changed"
         "spans": step_spans(node),
         "unregistered": unregistered(run),  # then there is no "Fork from here"
         "prompt": prompt,
@@ -77,6 +78,7 @@ def _inspector_context(run: Run, node: Node, steps: list[Node]) -> dict:
                 "tokens": [node.prompt_tokens, node.completion_tokens, node.total_tokens],
                 "code_version": node.code_version,
                 "code_changed": node.code_changed,
+                "code_parts": node.code_parts,
                 "values_read": node.values_read,
             }
         ),

@@ -32,6 +32,7 @@ from operator import and_, eq, is_, not_
 from typing import TYPE_CHECKING, Any
 
 from runs.engine.analysis.leaves import ROOT_LABEL, flatten, key_path
+from runs.engine.apps.versions import step_changes
 from runs.engine.execution.artifacts import artifact_file
 from runs.lib.hashing import canonical_json, sha256_bytes
 
@@ -515,8 +516,8 @@ class RunDiff:
     the dashboard reads: ``changes`` (every aligned step with its full :func:`diff_values`
     fields), ``artifact_diff`` (unified text), ``trajectory_equal``, ``nondeterministic`` (steps
     whose own code gave different writes), ``tokens`` (``{"a", "b"}`` totals) and
-    ``code_changed`` (aligned steps whose action's source differs: ``{"node", "sequence_id",
-    "a", "b"}``, the two code versions)."""
+    ``code_changed`` (aligned steps whose code version differs: ``{"node", "sequence_id",
+    "a", "b", "why"}``, the two versions and ``versions.step_changes``' reasons)."""
 
     a: int
     b: int
@@ -570,8 +571,8 @@ def diff_runs(run_a: Run, run_b: Run) -> RunDiff:
         present = node_b if node_b is not None else node_a
         assert present is not None  # align never yields (None, None)
         same = _same(node_a, node_b)
-        if _code_changed(node_a, node_b):
-            versions = {"a": node_a.code_version, "b": node_b.code_version}
+        if why := _code_changed(node_a, node_b):
+            versions = {"a": node_a.code_version, "b": node_b.code_version, "why": why}
             code_changed.append(
                 {"node": present.name, "sequence_id": present.sequence_id, **versions}
             )
@@ -673,12 +674,12 @@ def _fields(node_a: Node | None, node_b: Node | None) -> list[dict[str, Any]]:
     return fields
 
 
-def _code_changed(node_a: Node | None, node_b: Node | None) -> bool:
-    """The same step, run by two versions of its action's source (both known)."""
+def _code_changed(node_a: Node | None, node_b: Node | None) -> list[str]:
+    """Why the same step ran two versions of its code (both known); [] when it did not."""
     if node_a is None or node_b is None or node_a.name != node_b.name:
-        return False
-    a, b = node_a.code_version, node_b.code_version
-    return bool(a and b) and a != b
+        return []
+    a, b = (node_a.code_version, node_a.code_parts), (node_b.code_version, node_b.code_parts)
+    return step_changes(*a, *b)
 
 
 def _nondeterministic(node_a: Node | None, node_b: Node | None) -> bool:

@@ -1,16 +1,19 @@
-"""The code version of a step: a hash of its action's source, as Burr holds it
-(``Action.get_source()``: the function of an ``@action``, the class of an ``Action``).
+"""The code version of a step: a sha256 over the named parts of what can change it
+(``code_parts``: the action's source as Burr holds it, the top-level definitions of its module
+it reads, its ``.bind()`` values, a class-based action's instance attributes, the text of every
+project module it imports, transitively, and the versions of the distributions it reads).
 
-A replay whose action's source differs from its source step's is a replay of other code: a
+A replay whose step's version differs from its source step's is a replay of other code: a
 different output there is the edit, not chance, and is named "code changed" rather than
-non-deterministic (``runs.engine.analysis.diff``, ``forking.replays``). The hash is taken
-once per function or class in a process — reading a source costs a file read and a parse —
-so a step pays a dictionary lookup.
+non-deterministic (``runs.engine.analysis.diff``, ``forking.replays``); ``changed_parts`` says
+why ("helpers.py changed", "bound value retries changed"). An action's parts are kept with the
+stats of the files they were read from, so a step pays a few ``stat`` calls.
 
 ``app_version`` is the version of a whole app, what a regression replay (``rewind_regress``)
-runs: every action's version and the text of the files that hold them, with the git commit when
-they live in a work tree; ``stale_files`` says when the files changed on disk after this process
-loaded them (the registry calls ``remember_files``), so a worker never runs old code as new.
+runs: every action's version and the text of the files that hold them and that they import,
+with the git commit when they live in a work tree; ``stale_files`` says when the files changed
+on disk after this process loaded them (the registry calls ``remember_files``), so a worker
+never runs old code as new.
 """
 
 from __future__ import annotations
@@ -19,27 +22,64 @@ import inspect
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runs.engine.apps import code_parts as parts_of
 from runs.lib.hashing import sha256_text
 
-_versions: dict[int, tuple[Any, str]] = {}  # id(code or class) → (it, its version)
+# id(action) → (it, its parts, the files they were read from with their stats)
+_kept: dict[int, tuple[Any, dict[str, str], dict[str, tuple[int, int]]]] = {}
 VERSIONS_KEPT = 10_000
+OLD_REASON = "the code changed (recorded before parts were kept)"
 
 
 def code_version(action: Any) -> str:
-    """The sha256 of ``action``'s source, or "" when it has none (code made at run time)."""
-    held = _held(action)
-    known = _versions.get(id(held))
-    if known is not None and known[0] is held:
-        return known[1]
-    version = _hash(action)
-    if len(_versions) >= VERSIONS_KEPT:  # modules imported again and again: start afresh
-        _versions.clear()
-    _versions[id(held)] = (held, version)
-    return version
+    """The sha256 of ``action``'s parts, or "" when it has no source (code made at run
+    time)."""
+    return version_of(code_parts(action))
+
+
+def version_of(parts: dict[str, str]) -> str:
+    """The version ``parts`` make ("" when the action's source is unknown)."""
+    if not parts.get("action"):
+        return ""
+    return sha256_text("\n".join(f"{name}={value}" for name, value in sorted(parts.items())))
+
+
+def code_parts(action: Any) -> dict[str, str]:
+    """``action``'s parts, part name → short hash (a distribution's: its version)."""
+    return _gathered(action)[0]
+
+
+def _gathered(action: Any) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
+    known = _kept.get(id(action))
+    if known is not None and known[0] is action:
+        if all(parts_of.stat(path) == seen for path, seen in known[2].items()):
+            return known[1], known[2]
+    source = _hash(action)
+    spec = getattr(action, "spec", None)
+    if spec is not None:
+        definitions = [getattr(spec, n, None) for n in ("prompt", "run", "parse")]
+        definitions = [d for d in definitions if callable(d)]
+        instance: dict[str, Any] = {}
+    else:
+        function = _function(action)
+        definitions = [function if function is not None else type(action)]
+        instance = {} if function is not None else _instance(action)
+    bound = dict(getattr(action, "_bound_params", None) or {})
+    parts, files = parts_of.gather(source, definitions, bound, instance)
+    if len(_kept) >= VERSIONS_KEPT:  # apps built again and again: start afresh
+        _kept.clear()
+    _kept[id(action)] = (action, parts, files)
+    return parts, files
+
+
+def _instance(action: Any) -> dict[str, Any]:
+    """A class-based action's own attributes: its configuration (Burr's are left out)."""
+    found = getattr(action, "__dict__", None) or {}
+    return {k: v for k, v in found.items() if k not in parts_of.SKIPPED_ATTRIBUTES}
 
 
 def namespace(action: Any) -> dict[str, Any] | None:
@@ -64,17 +104,6 @@ def _function(action: Any) -> Any:
         return function
 
 
-def _held(action: Any) -> Any:
-    """What a version is kept by: a declared node's spec, the function's code object, else
-    the action's class."""
-    spec = getattr(action, "spec", None)
-    if spec is not None:
-        return spec
-    function = _function(action)
-    code = getattr(function, "__code__", None)
-    return code if code is not None else type(action)
-
-
 def _hash(action: Any) -> str:
     spec = getattr(action, "spec", None)  # a declared node: the functions its spec holds
     if spec is not None:
@@ -90,7 +119,7 @@ def _hash(action: Any) -> str:
         text = _source(_function(action) or type(action))
     if not text or text == "No source available":
         return ""
-    return sha256_text(text)
+    return sha256_text(text)  # in full: a source recorded before parts were kept is this
 
 
 def _source(function: Any) -> str:
@@ -108,11 +137,13 @@ class AppVersion:
     """The code a regression replay runs: ``version``, the sha256 of every action's source and
     of the text of the files that hold them (a prompt template kept beside the action counts);
     ``commit``, the git commit of those files with "+dirty" when they differ from it ("" out of
-    a work tree); ``files``, the files read."""
+    a work tree); ``files``, the files read; ``parts``, its steps' parts (``<action>/<part>``,
+    except ``module:`` and ``dist:`` parts, which are the app's)."""
 
     version: str
     commit: str = ""
     files: tuple[str, ...] = ()
+    parts: dict[str, str] = field(default_factory=dict, compare=False)
 
     @property
     def label(self) -> str:
@@ -141,7 +172,8 @@ def node_version(spec: Any) -> str:
 
 
 def app_files(app: Any) -> list[Path]:
-    """The source files of ``app``'s actions and of the module it is registered from."""
+    """The source files of ``app``'s actions, of the project modules they import
+    (transitively) and of the module it is registered from."""
     found: dict[str, Path] = {}
     holders: list[Any] = [inspect.getmodule(app)] if not hasattr(app, "graph") else []
     source = getattr(app, "source", "")  # a Burr app's dotted path: the module that built it
@@ -153,6 +185,8 @@ def app_files(app: Any) -> list[Path]:
             holders += [getattr(spec, n, None) for n in ("prompt", "run", "parse")]
         else:
             holders.append(_function(action) or type(action))
+        for path in _gathered(action)[1]:
+            found.setdefault(path, Path(path))
     for holder in holders:
         if holder is None:
             continue
@@ -163,6 +197,17 @@ def app_files(app: Any) -> list[Path]:
         if name and Path(name).is_file():
             found.setdefault(str(Path(name).resolve()), Path(name).resolve())
     return [found[key] for key in sorted(found)]
+
+
+def app_parts(app: Any) -> dict[str, str]:
+    """The union of ``app``'s steps' parts: ``<action>/<part>`` for what is the action's own,
+    ``module:`` and ``dist:`` parts as they are."""
+    union: dict[str, str] = {}
+    for name, action in app_actions(app):
+        for part, value in code_parts(action).items():
+            shared = part.startswith(("module:", "dist:"))
+            union[part if shared else f"{name}/{part}"] = value
+    return union
 
 
 def app_version(app: Any, *, commit: bool = True) -> AppVersion:
@@ -176,7 +221,7 @@ def app_version(app: Any, *, commit: bool = True) -> AppVersion:
         except OSError:
             lines.append(f"{path.name}:unreadable")
     found = _commit(files) if commit else ""
-    return AppVersion(sha256_text("\n".join(lines)), found, tuple(map(str, files)))
+    return AppVersion(sha256_text("\n".join(lines)), found, tuple(map(str, files)), app_parts(app))
 
 
 _loaded: dict[str, dict[str, tuple[int, int]]] = {}  # app name → file → (mtime_ns, size)
@@ -227,10 +272,13 @@ def _commit(files: list[Path]) -> str:
     return head.stdout.strip() + ("+dirty" if dirty else "")
 
 
-def check_version(name: str, app: Any, wanted: str) -> None:
+def check_version(
+    name: str, app: Any, wanted: str, wanted_parts: dict[str, str] | None = None
+) -> None:
     """Refuse (``RewindError``) to run app ``name`` for a regression replay of the code at
     ``wanted`` when this process would run other code: its files changed on disk since it
-    loaded them, or its version differs (another machine's checkout, another commit)."""
+    loaded them, or its version differs (another machine's checkout, another commit) — naming
+    what changed when ``wanted_parts`` (``AppVersion.parts``, ``Batch.code_parts``) is given."""
     from runs.engine.errors import RewindError
 
     stale = stale_files(name)
@@ -239,10 +287,79 @@ def check_version(name: str, app: Any, wanted: str) -> None:
             f"this process loaded the {name} app before {Path(stale[0]).name} was edited, so it "
             "would run the old code: restart it (the worker or `rewind serve`) and ask again"
         )
-    mine = app_version(app, commit=False).version
-    if mine != wanted:
+    mine = app_version(app, commit=False)
+    if mine.version != wanted:
+        why = changed_parts(wanted_parts, mine.parts) if wanted_parts else []
+        said = f" ({'; '.join(why)})" if why else ""
         raise RewindError(
-            f"this process runs the {name} app's code at {mine[:12]}, not {wanted[:12]} as the "
-            "regression replay asked: every worker must run the code being checked (deploy it "
-            "to them, or run rewind_regress without workers)"
+            f"this process runs the {name} app's code at {mine.version[:12]}, not {wanted[:12]} "
+            f"as the regression replay asked{said}: every worker must run the code being "
+            "checked (deploy it to them, or run rewind_regress without workers)"
         )
+
+
+# --- why a version changed -----------------------------------------------------------------
+
+_ORDER = ("action", "global:", "bound:", "instance:", "module:", "dist:")
+
+
+def changed_parts(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """What differs between two sets of parts, as people read it: "helpers.py changed",
+    "bound value retries changed", "the action's source changed", "instance attribute mode
+    changed", "openai 2.1.0 → 2.2.0" (an app's parts: "tally: ..." for a step's own)."""
+    names = [n for n in {**before, **after} if before.get(n) != after.get(n)]
+    names.sort(key=lambda n: (_rank(n.rpartition("/")[2]), n))
+    return list(dict.fromkeys(_reason(n, before.get(n), after.get(n)) for n in names))
+
+
+def _rank(part: str) -> int:
+    return next((i for i, prefix in enumerate(_ORDER) if part.startswith(prefix)), len(_ORDER))
+
+
+def _reason(name: str, before: str | None, after: str | None) -> str:
+    step, _, part = name.rpartition("/")
+    kind, _, what = part.partition(":")
+    if kind == "dist":
+        label = "Python" if what == "python" else what
+        said = (
+            f"{label} {before} → {after}" if before and after
+            else f"{label} {after} is now read" if after
+            else f"{label} is no longer read"
+        )  # fmt: skip
+    elif kind == "module":
+        said = (
+            f"{what} changed"
+            if before and after
+            else (f"{what} is now imported" if after else f"{what} is no longer imported")
+        )
+    elif kind == "bound":
+        said = f"bound value {what} changed"
+    elif kind == "instance":
+        said = f"instance attribute {what} changed"
+    elif kind == "global":
+        said = f"module-level {what} changed"
+    else:
+        said = "the action's source changed"
+    return f"{step}: {said}" if step else said
+
+
+def step_changes(
+    before_version: str,
+    before_parts: dict[str, str] | None,
+    after_version: str,
+    after_parts: dict[str, str] | None,
+) -> list[str]:
+    """Why a step's code differs from the one it re-executes ([] when it does not, or when
+    either version is unknown). A step recorded before parts were kept has its action's
+    source hash for a version: it is compared with the other's ``action`` part."""
+    if not before_version or not after_version:
+        return []
+    if before_parts and after_parts:
+        if before_version == after_version:
+            return []
+        return changed_parts(before_parts, after_parts) or [OLD_REASON]
+    if after_parts and not before_parts:
+        return [] if before_version == after_parts.get("action") else [OLD_REASON]
+    if before_parts and not after_parts:
+        return [] if after_version == before_parts.get("action") else [OLD_REASON]
+    return [] if before_version == after_version else [OLD_REASON]

@@ -73,6 +73,7 @@ class StepRecord:
     calls: list[dict[str, Any]] = field(default_factory=list)  # HTTP calls a Burr app step made
     code_version: str = ""  # a hash of the action's source (runs.engine.apps.versions)
     code_changed: bool = False  # the source step it re-executed ran other code
+    code_parts: dict[str, str] = field(default_factory=dict)  # what code_version is made of
     # What a Burr step's code read from the clock and randomness (capture.values.StepValues).
     values_read: dict[str, Any] = field(default_factory=dict)
     # Never recorded: the credentials the step's calls carried, to redact its error with.

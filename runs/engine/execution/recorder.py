@@ -28,7 +28,7 @@ from django.conf import settings
 from django.db import transaction
 
 from runs.engine.apps.state import UnstorableValue, stored_state, stored_value
-from runs.engine.apps.versions import code_version, namespace
+from runs.engine.apps.versions import code_parts, namespace, step_changes, version_of
 from runs.engine.calls import capture
 from runs.engine.calls.capture import StepCalls
 from runs.engine.calls.capture.redaction import redact_text
@@ -112,6 +112,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         self.started = 0.0
         self.code_version = ""  # of the step's action (``versions.code_version``)
         self.code_changed = False  # the source step it re-executes ran other code
+        self.code_parts: dict[str, str] = {}  # what code_version is made of
 
     def pre_run_step(self, **kwargs: Any) -> None:
         if self.prepare(**kwargs):
@@ -152,15 +153,23 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         return bool(self.held) and not unchanged
 
     def _code(self, sequence_id: int, action: Action) -> tuple[str, bool]:
-        """The action's code version, and whether the source's step this one re-executes ran
-        another (its output may then differ by the edit, not by chance)."""
-        version = code_version(action)
+        """The action's code version (its parts kept in ``code_parts``), and whether the
+        source's step this one re-executes ran another (its output may then differ by the
+        edit, not by chance; why: ``versions.step_changes`` of the two steps' parts)."""
+        self.code_parts = code_parts(action)
+        version = version_of(self.code_parts)
         source = self.ctx.source_steps.get(sequence_id)
         changed = (
             source is not None
             and source.name == action.name
-            and bool(version and source.code_version)
-            and source.code_version != version
+            and bool(
+                step_changes(
+                    source.code_version,
+                    getattr(source, "code_parts", None),
+                    version,
+                    self.code_parts,
+                )
+            )
         )
         return version, changed
 
@@ -221,6 +230,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
         calls = self.calls
         record = self.observe(action, state, result)
         record.code_version, record.code_changed = self.code_version, self.code_changed
+        record.code_parts = self.code_parts
         if self.unstorable is not None:
             return self.state_before, record, self.unstorable
         return state, record, step_failure(calls, exception)
@@ -413,6 +423,7 @@ class StepRecorder(PreRunStepHook, PostRunStepHook):
                 self.calls.values.leave()
                 record.values_read = self.calls.values.as_json()
         record.code_version, record.code_changed = self.code_version, self.code_changed
+        record.code_parts = self.code_parts
         record.latency_ms = round((time.monotonic() - step.started) * 1000, 3)
         record.cache_source = "live"
         return self.write(

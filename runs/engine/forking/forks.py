@@ -340,6 +340,7 @@ def inherited_copy(node: Node, fork: Run) -> Node:
         cache_entries=node.cache_entries,
         # What its code read and which code it was: a fork's re-execution reads them back.
         code_version=node.code_version,
+        code_parts=node.code_parts,
         values_read=node.values_read,
         src_run_id=node.src_run_id,
         src_sequence_id=node.src_sequence_id,

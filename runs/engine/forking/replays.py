@@ -8,6 +8,7 @@ from typing import Any
 from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.apps.specs import Pipeline
+from runs.engine.apps.versions import step_changes
 from runs.engine.errors import ForkError
 from runs.engine.forking.forks import Fork, check_finished, fork_at, make_fork
 from runs.engine.forking.overrides import Override, parse_override
@@ -71,14 +72,15 @@ def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
     """``identical`` only if every hash, the artifact and the trajectory match at 0 tokens
     and nothing escaped the capture (``not-hermetic`` when something did: ``escaped``).
     ``code_changed`` names the steps the replay ran with another version of their action's
-    source than the source's (``{"node", "sequence_id"}``): never called non-deterministic.
+    source than the source's (``{"node", "sequence_id", "why"}``, why as
+    ``versions.step_changes`` says it: "helpers.py changed"): never called non-deterministic.
 
     One query for both runs' steps (names, hashes, sources, tokens); the diff, which reads
     every value and both artifacts, only when a step's output differs from its source's."""
     steps: dict[int, list[tuple]] = {source.pk: [], replay.pk: []}
     columns = (
         "run_id", "name", "output_sha256", "cache_source", "kind", "total_tokens",
-        "sequence_id", "code_version",
+        "sequence_id", "code_version", "code_parts",
     )  # fmt: skip
     rows = Node.objects.filter(run_id__in=steps).order_by("sequence_id").values_list(*columns)
     for run_id, *step in rows:
@@ -92,12 +94,13 @@ def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
         for name, _, cache_source, kind, *_ in executed
         if cache_source == Node.CacheSource.LIVE and kind != Node.Kind.CODE
     ]
-    versions = {(step[0], step[5]): step[6] for step in steps[source.pk]}
-    code_changed = [
-        {"node": name, "sequence_id": sequence_id}
-        for name, *_, sequence_id, version in executed
-        if version and versions.get((name, sequence_id)) not in (None, "", version)
-    ]
+    versions = {(step[0], step[5]): step[6:8] for step in steps[source.pk]}
+    code_changed = []
+    for name, *_, sequence_id, version, parts in executed:
+        was_version, was_parts = versions.get((name, sequence_id)) or ("", {})
+        why = step_changes(was_version, was_parts, version, parts)
+        if why:
+            code_changed.append({"node": name, "sequence_id": sequence_id, "why": why})
     result = {
         "run": source.pk,
         "replay": replay.pk,

@@ -309,10 +309,10 @@ def test_an_edited_system_prompt_costs_only_the_calls_it_changes(site):
     assert_unchanged_replay(site, again)
 
 
-# --- a module-level value: the version changes, no action's source does ----------------------
+# --- a value bound with .bind(): no action's source changes, its step's version does -------
 
 
-def test_a_module_level_prompt_edit_diverges_without_naming_code_changed(site):
+def test_a_bound_prompt_edit_diverges_and_names_the_bound_value(site):
     question = site.record(QUESTION)
     code = site.record(CODE)
 
@@ -325,14 +325,18 @@ def test_a_module_level_prompt_edit_diverges_without_naming_code_changed(site):
 
     # The question: answer_question's request carries the new instruction → the simulator.
     q = rows[question.pk]
-    assert q["code_changed"] == []  # chat_response's source is the same: not "code changed"
+    # chat_response's source is the same, the value bound to it is not: named as the reason.
+    assert q["code_changed"] == ["answer_question"]
+    assert q["code_changes"] == [
+        {"node": "answer_question", "why": ["bound value prepend_prompt changed"]}
+    ]
     assert q["first_divergence"] == {"node": "answer_question", "sequence_id": 4}
     assert_before_is_free(q["run"], "answer_question")  # decide_mode included: a cache hit
     decide = first_step(q["run"], "decide_mode")
     assert decide.cache_source == Node.CacheSource.CACHE and decide.total_tokens == 0
     answer = first_step(q["run"], "answer_question")
     assert answer.cache_source == Node.CacheSource.LIVE and answer.total_tokens > 0
-    assert answer.code_changed is False
+    assert answer.code_changed is True
     assert q["total_tokens"] == answer.total_tokens
     [body] = site.simulator.requests
     assert body["messages"][-1]["content"].startswith("Please answer the following question in")

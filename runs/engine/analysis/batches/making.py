@@ -135,6 +135,7 @@ def make_batch(plan: Plan, created_by: object = None) -> Batch:
             values=[code.label] if code else list(request.values),
             samples=request.samples,
             code_version=code.version if code else "",
+            code_parts=code.parts if code else {},
             code_commit=code.commit if code else "",
             created_by=created_by,
         )

@@ -3,8 +3,9 @@
 A regression replay is a batch (``making.plan_regression``) whose change is the app's code:
 its per-source rows and its per-outcome rates are ``results.batch_result``'s; this adds what
 only a code change asks — per run the first step whose output differs from the recorded run's
-(``first_divergence``), the steps whose action's source changed (``code_changed``, the
-``Node.code_changed`` each step records), each outcome's pass before → after — and the gate:
+(``first_divergence``), the steps whose code version changed (``code_changed``, the
+``Node.code_changed`` each step records; ``code_changes``, each with why: "helpers.py changed",
+``versions.step_changes``), each outcome's pass before → after — and the gate:
 
 - ``regress`` (the default): an outcome that passed now does not (fails, is missing, or its
   check cannot be evaluated);
@@ -20,7 +21,7 @@ question it was asked has no answer.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from runs.engine.analysis.batches.results import (
@@ -31,6 +32,7 @@ from runs.engine.analysis.batches.results import (
     counts,
     regressed,
 )
+from runs.engine.apps.versions import step_changes
 from runs.models import Batch, Node
 
 FAIL_ON = ("regress", "flip", "diverge")
@@ -47,6 +49,8 @@ class RunRegression:
     source: SourceResult
     first_divergence: dict[str, Any] | None
     code_changed: list[str]
+    # Each step of ``code_changed`` and why: {"node", "why": ["helpers.py changed", ...]}.
+    code_changes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def run(self) -> int | None:
@@ -83,6 +87,7 @@ class RunRegression:
             "status": self.source.status,
             "first_divergence": self.first_divergence,
             "code_changed": self.code_changed,
+            "code_changes": self.code_changes,
             "outcomes": [
                 {
                     "name": change.name,
@@ -175,33 +180,49 @@ def regression_result(batch: Batch, page: list[int] | None = None) -> Regression
     for source in result.sources:
         fork = source.row.fork_id
         mine = steps.get(fork, []) if fork else []
+        was = steps.get(source.row.source_id, [])
+        changes = _code_changes(was, mine)
         runs.append(
             RunRegression(
                 source,
-                _first_divergence(steps.get(source.row.source_id, []), mine) if fork else None,
-                list(dict.fromkeys(name for _, name, _, changed in mine if changed)),
+                _first_divergence(was, mine) if fork else None,
+                list(dict.fromkeys(change["node"] for change in changes)),
+                changes,
             )
         )
     return RegressionResult(batch, result, runs)
 
 
-def _steps(ids: list[int]) -> dict[int, list[tuple[int, str, str, bool]]]:
-    found: dict[int, list[tuple[int, str, str, bool]]] = {}
+def _code_changes(source: list[tuple], run: list[tuple]) -> list[dict[str, Any]]:
+    """Each step (by name, first visit) that recorded ``code_changed``, with why: its parts
+    against those of the recorded step at its sequence id."""
+    recorded = {step[0]: step for step in source}
+    changes: dict[str, dict[str, Any]] = {}
+    for sequence_id, name, _, changed, version, parts in run:
+        if not changed or name in changes:
+            continue
+        was = recorded.get(sequence_id)
+        why = step_changes(was[4], was[5], version, parts) if was and was[1] == name else []
+        changes[name] = {"node": name, "why": why or ["the code changed"]}
+    return list(changes.values())
+
+
+def _steps(ids: list[int]) -> dict[int, list[tuple]]:
+    found: dict[int, list[tuple]] = {}
     if not ids:
         return found
+    columns = ("sequence_id", "name", "output_sha256", "code_changed", "code_version", "code_parts")
     rows = (
         Node.objects.filter(run_id__in=ids)
         .order_by("run_id", "sequence_id")
-        .values_list("run_id", "sequence_id", "name", "output_sha256", "code_changed")
+        .values_list("run_id", *columns)
     )
     for run_id, *step in rows:
         found.setdefault(run_id, []).append(tuple(step))
     return found
 
 
-def _first_divergence(
-    source: list[tuple[int, str, str, bool]], run: list[tuple[int, str, str, bool]]
-) -> dict[str, Any] | None:
+def _first_divergence(source: list[tuple], run: list[tuple]) -> dict[str, Any] | None:
     """The first step (in order) whose name or output differs, or that only one run has."""
     for index in range(max(len(source), len(run))):
         was = source[index] if index < len(source) else None

@@ -103,7 +103,9 @@ def test_an_edited_action_is_reported_code_changed_not_nondeterministic(edited_a
     assert replay.status == Run.Status.COMPLETED, replay.error
     assert verdict["verdict"] == "diverged"
     assert verdict["nondeterministic"] == []  # the edit, not chance
-    assert verdict["code_changed"] == [{"node": "tally", "sequence_id": 0}]
+    assert verdict["code_changed"] == [
+        {"node": "tally", "sequence_id": 0, "why": ["the action's source changed"]}
+    ]
     nodes = {n["name"]: n for n in run_json(replay)["nodes"]}
     before = {n["name"]: n for n in run_json(source)["nodes"]}
     assert nodes["tally"]["code_changed"] is True
@@ -118,7 +120,9 @@ def test_an_edited_action_is_reported_code_changed_not_nondeterministic(edited_a
 
     diff = diff_runs(source, replay)
     assert diff.nondeterministic == []
-    assert [c["node"] for c in diff.code_changed] == ["tally"]
+    assert [(c["node"], c["why"]) for c in diff.code_changed] == [
+        ("tally", ["the action's source changed"])
+    ]
 
 
 def test_the_step_and_compare_pages_say_code_changed(edited_app, signed_in):
@@ -128,7 +132,8 @@ def test_the_step_and_compare_pages_say_code_changed(edited_app, signed_in):
     replay = execute_run(create_replay(source).pk)
 
     page = signed_in.get(reverse("node-detail", args=[replay.pk, 0])).content.decode()
-    assert "code changed: the action's source differs" in page
+    assert "code changed since the step this one re-executed" in page
+    assert "the action&#x27;s source changed" in page
     assert "Not replayed: 1 line" in page
     untouched = signed_in.get(reverse("node-detail", args=[replay.pk, 1])).content.decode()
     assert "code changed" not in untouched
