@@ -7,7 +7,7 @@
 - ``routes``     the transitions out of a step in Burr's order, the step Burr runs next
                  (``next_step``), whether what is to come is known in advance (``is_linear``)
 - ``registry``   ``get_pipeline(name)`` from ``settings.REWIND_PIPELINES``
-- ``versions``   ``code_version(action)``: a hash of an action's source as Burr holds it
+- ``versions``   ``code_version(action)``: a hash over what can change a step (``code_parts``)
 - ``domains``    ``Choice``, ``Number``, ``Text``, ``DataFile``: what an argument or input may be
 
 May import: ``runs.engine.errors``, ``runs.lib.hashing``, Burr, Django settings. Never the rooms

@@ -58,7 +58,7 @@ def _gathered(action: Any) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
     if known is not None and known[0] is action:
         if all(parts_of.stat(path) == seen for path, seen in known[2].items()):
             return known[1], known[2]
-    source = _hash(action)
+    source = _source_hash(action)
     spec = getattr(action, "spec", None)
     if spec is not None:
         definitions = [getattr(spec, n, None) for n in ("prompt", "run", "parse")]
@@ -74,6 +74,29 @@ def _gathered(action: Any) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
         _kept.clear()
     _kept[id(action)] = (action, parts, files)
     return parts, files
+
+
+_sources: dict[int, tuple[Any, str]] = {}  # id(code object, class or spec) → (it, hash)
+
+
+def _source_hash(action: Any) -> str:
+    """``_hash``, once per function's code object, class or spec in a process (reading a
+    source costs a file read and a parse): a new instance of a known action pays a lookup."""
+    held = getattr(action, "spec", None)
+    if held is None:
+        function = _function(action)
+        held = getattr(function, "__code__", None) or type(action)
+        own = getattr(getattr(type(action), "get_source", None), "__module__", "burr.core.action")
+        if function is None and own != "burr.core.action":
+            return _hash(action)  # its own get_source may say something per instance
+    known = _sources.get(id(held))
+    if known is not None and known[0] is held:
+        return known[1]
+    found = _hash(action)
+    if len(_sources) >= VERSIONS_KEPT:
+        _sources.clear()
+    _sources[id(held)] = (held, found)
+    return found
 
 
 def _instance(action: Any) -> dict[str, Any]:
