@@ -241,3 +241,15 @@ def test_counted_tokens_cover_tool_calls_and_every_choice():
     assert usage.prompt_tokens == 3 + counting.PER_MESSAGE + counting.PER_NAME + counting.PER_REPLY
     assert counting.counted_usage(wire.WireFormat("anthropic", "messages"), request, body,
                                   "text/event-stream", wire.Usage()) is None  # fmt: skip
+
+
+def test_a_legacy_completion_stream_without_usage_is_counted_too():
+    fmt = wire.WireFormat("openai", "completions")
+    chunk = {"choices": [{"index": 0, "text": "Paris is", "finish_reason": None}]}
+    last = {"choices": [{"index": 0, "text": " the capital.", "finish_reason": "stop"}]}
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in (chunk, last)).encode()
+    request = {"model": "m", "prompt": "The capital of France?", "stream": True}
+    usage = counting.counted_usage(fmt, request, body, "text/event-stream", wire.Usage(model="m"))
+    assert usage is not None and usage.counted and usage.model == "m"
+    assert usage.prompt_tokens == counting.count_tokens("The capital of France?") == 5
+    assert usage.completion_tokens == counting.count_tokens("Paris is the capital.") == 5
