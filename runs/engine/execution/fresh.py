@@ -66,7 +66,7 @@ def batch_runs(batch_id: int) -> list[int]:
 def execute_in_fresh_process(batch_id: int, *, quiet: bool = False) -> FreshOutcome:
     """Execute the queued runs of batch ``batch_id`` in a child interpreter started now, and
     wait for it; a run it left unfinished is failed here, with its last line of stderr."""
-    from runs.engine.execution.workers import child_env, worker_config
+    from runs.engine.execution.children import child_env, worker_config
 
     ours, theirs = socket.socketpair()
     try:
@@ -131,7 +131,7 @@ def _settle(batch_id: int, code: int, tail: deque[str]) -> FreshOutcome:
 
 def child_entry() -> None:
     """``python -c FRESH_CODE FD BATCH``: set up as the parent says, execute the batch."""
-    from runs.engine.execution.workers import set_up
+    from runs.engine.execution.children import set_up
 
     conn = Connection(int(sys.argv[1]))
     try:

@@ -60,6 +60,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from runs.engine.errors import RewindError
+from runs.engine.execution.children import (  # noqa: F401 — re-exported: where they were
+    WORKER_INTERVAL,
+    WorkerConfig,
+    child_env,
+    set_up,
+    worker_config,
+)
 
 if TYPE_CHECKING:
     from runs.models import Run
@@ -69,7 +76,6 @@ logger = logging.getLogger("rewind")
 MAX_WORKERS = 32
 MAX_RESUMES = 1  # a run interrupted (its worker died) is resumed once; twice, it is lost
 POLL_SECONDS = 0.05  # how often the batch reads its runs' statuses (one query)
-WORKER_INTERVAL = "0.05"  # how often an idle batch worker looks for a task
 # Seconds a worker that stops after a step it gave up on (its recycling) has to exit before its
 # supervisor kills it (REWIND_WORKER_GRACE_SECONDS): an app's SIGTERM handler or exit hook must
 # not keep the loop it abandoned running.
@@ -117,54 +123,6 @@ class WorkersOutcome:
 # -- the worker process -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class WorkerConfig:
-    """What a worker needs to act exactly as this process would: the settings module, the
-    databases as this process uses them now (in a test, the test database), and every
-    ``REWIND_*`` setting and the task backends as they are now."""
-
-    settings_module: str
-    databases: dict[str, dict[str, Any]]
-    overrides: dict[str, Any]
-    quiet: bool  # the command holds logs back: the worker stays silent too
-    sys_path: list[str] = field(default_factory=list)  # where this process finds pipelines
-    pipelines: list[str] = field(default_factory=list)  # the batch's: loaded before "ready"
-    interval: str = WORKER_INTERVAL  # how often the idle worker looks for a task
-
-
-def worker_config(
-    quiet: bool = False, pipelines: list[str] | None = None, interval: str = WORKER_INTERVAL
-) -> WorkerConfig:
-    from django.conf import settings
-    from django.db import connections
-
-    overrides = {
-        name: getattr(settings, name)
-        for name in dir(settings)
-        if name.startswith("REWIND_") or name in ("DEBUG", "TIME_ZONE", "USE_TZ", "TASKS")
-    }
-    # A worker keeps its connections from task to task, checked before each reuse (as
-    # settings.py gives ``manage.py db_worker``): closed and opened again around every task,
-    # they cost a third of a cached replay's time there.
-    databases = {
-        alias: {
-            **connections[alias].settings_dict,
-            "CONN_MAX_AGE": None,
-            "CONN_HEALTH_CHECKS": True,
-        }
-        for alias in settings.DATABASES
-    }
-    return WorkerConfig(
-        settings_module=os.environ.get("DJANGO_SETTINGS_MODULE") or settings.SETTINGS_MODULE,
-        databases=databases,
-        overrides=overrides,
-        quiet=quiet,
-        sys_path=[p for p in sys.path if isinstance(p, str)],
-        pipelines=list(pipelines or []),
-        interval=interval,
-    )
-
-
 # The comment names the process as ``ps`` and ``pgrep db_worker`` find a deployment's workers.
 WORKER_CODE = "from runs.engine.execution.workers import worker_entry; worker_entry()  # db_worker"
 
@@ -197,26 +155,6 @@ def worker_entry() -> None:
         sys.argv[2],
         verbosity=0 if config.quiet else 1,
     )
-
-
-def set_up(config: WorkerConfig) -> None:
-    """Django, configured as the parent was, before anything opens a connection."""
-    import logging
-
-    os.environ["DJANGO_SETTINGS_MODULE"] = config.settings_module
-    from django.conf import settings
-
-    settings.DATABASES = config.databases
-    for name, value in config.overrides.items():
-        setattr(settings, name, value)
-    import django
-
-    django.setup()
-    if config.quiet:  # what the parent's QuietLogs does for its own process
-        logging.getLogger("burr").setLevel(logging.CRITICAL + 1)
-        for name in ("rewind", "django_tasks_db", "django.tasks"):
-            held = logging.getLogger(name)
-            held.handlers, held.propagate = [logging.NullHandler()], False
 
 
 def _warm_up(config: WorkerConfig) -> None:
@@ -392,14 +330,6 @@ class Worker:
     def kill(self) -> None:
         with suppress(ProcessLookupError):
             self.process.kill()
-
-
-def child_env() -> dict[str, str]:
-    """This process's environment for a child interpreter that imports ``runs``."""
-    root = str(Path(__file__).resolve().parents[3])  # where ``runs`` is importable from
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    return env
 
 
 def start_worker(
