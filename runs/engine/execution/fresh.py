@@ -161,11 +161,11 @@ def execute_batch_here(batch_id: int) -> list[int]:
     try:
         app = get_pipeline(batch.pipeline)
         if batch.code_version:  # a regression replay's: the code it was made with
-            check_version(batch.pipeline, app, batch.code_version)
+            check_version(batch.pipeline, app, batch.code_version, batch.code_parts or None)
     except RewindError as exc:
         reason = (
-            f"refused: the {batch.pipeline} app's code on disk is not the code regression "
-            f"replay {batch_id} was made with ({exc})"
+            f"refused, nothing executed: the {batch.pipeline} app's code on disk is not the "
+            f"code regression replay {batch_id} was made with; make the replay again ({exc})"
         )
         Run.objects.give_up(ids, reason)
         return []
