@@ -1,4 +1,5 @@
-"""How the commands that make a batch (``rewind_batch``, ``rewind_regress``) execute its runs:
+"""How the commands that make a set of runs (``rewind_batch``, ``rewind_regress``,
+``rewind_stability``) execute them:
 in this process one after another (the default), on N queue workers started for it
 (``--workers N``), or handed to the task queue (``--enqueue``) — with a progress bar on a
 terminal either way."""
@@ -7,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import CommandError, CommandParser
+from django.core.management.base import CommandParser
 from django.db import close_old_connections, connection
 
 from runs.engine.execution.runner import LoadedApp, execute_run
-from runs.engine.execution.workers import MAX_WORKERS, check_workers, run_on_workers
+from runs.engine.execution.workers import run_on_workers
+from runs.management.run_sets import add_execution, read_execution
 from runs.models import Run
 from runs.tasks import enqueue_run
 
@@ -23,25 +25,12 @@ class BatchExecution:
     from_shell: bool
 
     def add_batch_execution_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument(
-            "--workers",
-            type=int,
-            default=None,
-            help=f"run the batch on this many queue workers (1–{MAX_WORKERS}) started for it "
-            "(default: in this process)",
-        )
-        parser.add_argument(
-            "--enqueue",
-            action="store_true",
-            help="hand the batch to the task queue and print it queued",
-        )
+        """``--workers N`` and ``--enqueue`` (``runs.management.run_sets``)."""
+        add_execution(parser, noun="batch's runs", enqueued=" (the batch's page shows them)")
 
     def check_batch_execution(self, options: dict[str, Any]) -> None:
-        """Before anything is written: the options agree."""
-        if options["workers"] is not None:
-            check_workers(options["workers"])
-            if options["enqueue"]:
-                raise CommandError("--workers or --enqueue, not both")
+        """Before anything is written: the options agree (a refusal exits 2)."""
+        read_execution(options)
 
     def execute_batch(self, ids: list[int], options: dict[str, Any]) -> bool:
         """Execute (or enqueue) the runs ``ids``; True when Ctrl-C interrupted them."""

@@ -13,10 +13,21 @@ from runs.engine.analysis.batches import (
     make_batch,
     plan_batch,
 )
-from runs.engine.analysis.batches.request import parse_set, parse_where
+from runs.engine.analysis.batches.request import parse_set
 from runs.engine.analysis.batches.results import BatchResult
+from runs.engine.analysis.noise import MAX_SAMPLES
+from runs.engine.errors import RewindError
 from runs.management.base import RewindCommand
 from runs.management.batches import BatchExecution
+from runs.management.run_sets import (
+    add_output,
+    add_runs,
+    add_samples,
+    bad_input,
+    read_runs,
+    read_samples,
+    read_where,
+)
 
 
 class Command(BatchExecution, RewindCommand):
@@ -29,18 +40,9 @@ class Command(BatchExecution, RewindCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--runs", nargs="+", default=[], help="ids of the source runs")
-        parser.add_argument(
-            "--pipeline", default="", help="every completed root run of this pipeline"
-        )
-        parser.add_argument(
-            "--where",
-            nargs="+",
-            action="extend",
-            default=[],
-            metavar="input.NAME=VALUE",
-            help="narrow --pipeline to runs whose input NAME is VALUE (repeatable)",
-        )
+        # No --limit: a batch counterfactual takes every run its selection names (up to
+        # Batch.MAX_SOURCES); choosing the newest N is a BatchRequest field it does not have yet.
+        add_runs(parser, pipeline="every completed root run of this pipeline", where=True)
         parser.add_argument(
             "--node", required=True, help="the step to change (name, name#k or step number)"
         )
@@ -50,32 +52,30 @@ class Command(BatchExecution, RewindCommand):
         parser.add_argument(
             "--values", nargs="+", default=[], help="more values of the same field, one fork each"
         )
-        parser.add_argument(
-            "--samples", type=int, default=0, help="stability samples per source run (live)"
-        )
+        add_samples(parser, default=0, help="stability samples per source run (live)")
         self.add_batch_execution_arguments(parser)
-        parser.add_argument("--json", action="store_true", help="print the batch as JSON")
+        add_output(parser, json="print the batch as JSON")
 
     def request(self, options: dict[str, Any]) -> BatchRequest:
         """The one typed request the options describe (every refusal a one-line error)."""
-        runs = tuple(self.get_run(value).pk for value in options["runs"])
-        selection = Selection(
-            runs=runs,
-            pipeline=options["pipeline"],
-            where=tuple(parse_where(text) for text in options["where"]),
-        )
+        runs = tuple(self.get_run(value).pk for value in read_runs(options))
+        selection = Selection(runs=runs, pipeline=options["pipeline"], where=read_where(options))
         field, value = parse_set(options["set"])
         return BatchRequest(
             selection=selection,
             node=options["node"],
             field=field,
             values=(value, *options["values"]),
-            samples=options["samples"],
+            samples=read_samples(options, low=0, high=MAX_SAMPLES, default=0),
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        self.check_batch_execution(options)
-        batch = make_batch(plan_batch(self.request(options)))
+        try:
+            self.check_batch_execution(options)
+            plan = plan_batch(self.request(options))
+        except (CommandError, RewindError) as exc:  # nothing written: a request not askable
+            raise bad_input(str(exc)) from None
+        batch = make_batch(plan)
         interrupted = self.execute_batch(batch_run_ids(batch), options)
         result = batch_result(batch)
         if options["json"]:

@@ -7,6 +7,7 @@ from django.core.management.base import CommandParser
 
 from runs.engine.analysis.bisect import bisect
 from runs.management.base import RewindCommand
+from runs.management.run_sets import add_output, add_runs, read_runs
 
 
 class Command(RewindCommand):
@@ -21,8 +22,9 @@ class Command(RewindCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("good", help="id of the run with the outcome wanted")
-        parser.add_argument("bad", help="id of the run whose outcome differs")
+        # Exactly two runs, so no --where/--limit; no --samples; and no --workers/--enqueue:
+        # each probe's fork is chosen from the outcome of the one before (a binary search).
+        add_runs(parser, names=("GOOD", "BAD"), old_positional=True)
         parser.add_argument(
             "--outcome", required=True, help="the outcome's name (rewind_show lists them)"
         )
@@ -33,15 +35,15 @@ class Command(RewindCommand):
             help="the most forks to spend (default: every differing step when that takes at "
             "most 16 forks, else 16, or 2⌈log₂ m⌉+2 for m steps beyond 128)",
         )
-        parser.add_argument(
-            "--json",
-            action="store_true",
-            help='print {"step", "leaves", "forks", "monotone", "verified", "decisive", '
+        add_output(
+            parser,
+            json='print {"step", "leaves", "forks", "monotone", "verified", "decisive", '
             '"unknown", "budget", …} as one JSON object',
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        good, bad = self.get_run(options["good"]), self.get_run(options["bad"])
+        good_id, bad_id = read_runs(options, ("GOOD", "BAD"))
+        good, bad = self.get_run(good_id), self.get_run(bad_id)
         result = bisect(good, bad, options["outcome"], budget=options["budget"]).as_json()
         if options["json"]:
             self.print_json(result)

@@ -8,6 +8,7 @@ from runs.engine.analysis.diff import diff_runs
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.grids import make_grid, resolve_grid
 from runs.management.base import RewindCommand
+from runs.management.run_sets import add_output, add_runs, read_runs
 from runs.models import Grid, Run
 from runs.pages.grids import MatrixRow, build_matrix, load_grid
 
@@ -23,7 +24,10 @@ class Command(RewindCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("run", help="id of the run to fork")
+        # One run, forked once per value: no --where/--limit (a grid has one source), no
+        # --samples, and no --workers/--enqueue: the forks execute in order in this process,
+        # each value's fork before the crossed forks that are forked from it.
+        add_runs(parser, names=("RUN",), old_positional=True)
         parser.add_argument("--node", required=True, help="node to fork (name, name#k or step)")
         parser.add_argument("--field", required=True, help="the field to vary, e.g. args.region")
         parser.add_argument("--values", nargs="+", required=True, help="one fork per value")
@@ -36,10 +40,11 @@ class Command(RewindCommand):
             default=[],
             help="values of --cross-field: each value's fork is forked once per cross value",
         )
-        parser.add_argument("--json", action="store_true", help="print the grid as JSON")
+        add_output(parser, json="print the grid as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        source = self.get_run(options["run"])
+        (given,) = read_runs(options, ("RUN",))
+        source = self.get_run(given)
         values, crossing = options["values"], options["cross_values"]
         if bool(options["cross_field"]) != bool(crossing):
             raise CommandError("--cross-field and --cross-values go together")

@@ -11,11 +11,21 @@ from runs.engine.analysis.batches import Selection, batch_run_ids, make_batch
 from runs.engine.analysis.batches.junit import junit_xml
 from runs.engine.analysis.batches.making import Plan, plan_regression
 from runs.engine.analysis.batches.regression import FAIL_ON, RegressionResult, regression_result
-from runs.engine.analysis.batches.request import RegressionRequest, parse_where
+from runs.engine.analysis.batches.request import RegressionRequest
+from runs.engine.analysis.noise import MAX_SAMPLES
 from runs.engine.errors import RewindError
 from runs.engine.execution.runner import LoadedApp
 from runs.management.base import RewindCommand
 from runs.management.batches import BatchExecution
+from runs.management.run_sets import (
+    add_output,
+    add_runs,
+    add_samples,
+    read_limit,
+    read_runs,
+    read_samples,
+    read_where,
+)
 from runs.models import Batch
 from runs.tasks import enqueue_batch
 
@@ -34,22 +44,9 @@ class Command(BatchExecution, RewindCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--pipeline", default="", help="the completed root runs of this app")
-        parser.add_argument("--runs", nargs="+", default=[], help="ids of the runs to re-run")
-        parser.add_argument(
-            "--where",
-            nargs="+",
-            action="extend",
-            default=[],
-            metavar="input.NAME=VALUE",
-            help="narrow --pipeline to runs whose input NAME is VALUE (repeatable)",
-        )
-        parser.add_argument(
-            "--limit", type=int, default=None, help="the newest N runs of the selection"
-        )
-        parser.add_argument(
-            "--samples",
-            type=int,
+        add_runs(parser, pipeline="the completed root runs of this app", where=True, limit=True)
+        add_samples(
+            parser,
             default=0,
             help="stability samples per source run (live), so a flip is judged against noise",
         )
@@ -60,11 +57,10 @@ class Command(BatchExecution, RewindCommand):
             help="exit 1 when an outcome that passed fails (regress), any outcome flips "
             "(flip) or any step's output differs (diverge)",
         )
-        parser.add_argument(
-            "--junit", metavar="FILE", default="", help="write JUnit XML: a testcase per run"
-        )
         self.add_batch_execution_arguments(parser)
-        parser.add_argument("--json", action="store_true", help="print the result as JSON")
+        add_output(
+            parser, json="print the result as JSON", junit="write JUnit XML: a testcase per run"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -119,17 +115,11 @@ class Command(BatchExecution, RewindCommand):
         return self.execute_here(ids, app=LoadedApp(plan.pipeline, plan.app, batch.code_version))
 
     def request(self, options: dict[str, Any]) -> RegressionRequest:
-        runs = tuple(self.get_run(value).pk for value in options["runs"])
-        limit = options["limit"]
-        if limit is not None and limit < 1:
-            raise CommandError(f"--limit must be at least 1, got {limit}")
+        runs = tuple(self.get_run(value).pk for value in read_runs(options))
+        limit = read_limit(options)
         return RegressionRequest(
-            selection=Selection(
-                runs=runs,
-                pipeline=options["pipeline"],
-                where=tuple(parse_where(text) for text in options["where"]),
-            ),
-            samples=options["samples"],
+            selection=Selection(runs=runs, pipeline=options["pipeline"], where=read_where(options)),
+            samples=read_samples(options, low=0, high=MAX_SAMPLES, default=0),
             limit=limit or 0,
         )
 

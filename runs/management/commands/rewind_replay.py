@@ -9,10 +9,21 @@ from django.db import close_old_connections, connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime, parse_duration
 
+from runs.engine.analysis.batches.request import Selection
 from runs.engine.apps.registry import get_pipeline
-from runs.engine.forking.batch_replays import MAX_WORKERS, replay_on_workers, replay_source
+from runs.engine.forking.batch_replays import replay_on_workers, replay_source
 from runs.engine.forking.replays import create_replay
 from runs.management.base import RewindCommand
+from runs.management.run_sets import (
+    add_execution,
+    add_output,
+    add_runs,
+    bad_input,
+    read_execution,
+    read_limit,
+    read_runs,
+    read_where,
+)
 from runs.models import Run
 from runs.tasks import enqueue_run
 
@@ -43,46 +54,54 @@ class Command(RewindCommand):
     allow_network = False  # --allow-network (set by handle)
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("runs", nargs="*", help="ids of runs to replay")
+        # No --samples (an unchanged replay is judged against its own recording, not noise)
+        # and no --junit (its verdicts are identical or not; JUnit is rewind_regress's gate).
+        add_runs(
+            parser,
+            old_positional=True,
+            pipeline="only runs of this pipeline",
+            where=True,
+            limit=True,
+        )
         parser.add_argument("--all", action="store_true", help="replay every completed run")
-        parser.add_argument("--pipeline", help="only runs of this pipeline")
         parser.add_argument("--since", help="only runs created since: 7d, 12h, 30m or an ISO date")
-        parser.add_argument("--json", action="store_true", help="print the results as JSON")
-        parser.add_argument(
-            "--workers",
-            type=int,
-            default=None,
-            help=(
-                f"start this many queue workers (db_worker processes, 1–{MAX_WORKERS}) for the "
-                "batch and stop them at the end; workers already serving the queue take part "
-                "too (default: replay in this process)"
-            ),
-        )
-        parser.add_argument(
-            "--enqueue",
-            action="store_true",
-            help="hand the replays to the task queue and print them queued (no verdicts)",
-        )
+        add_execution(parser, noun="replays", enqueued=" (no verdicts)")
+        add_output(parser, json="print the results as JSON")
         self.add_network_argument(parser)
 
     def select(self, options: dict[str, Any]) -> list[Run]:
-        if options["runs"] and options["all"]:
-            raise CommandError("give run ids or --all, not both")
-        if options["runs"]:
-            runs = [self.get_run(value) for value in options["runs"]]
+        given = read_runs(options)
+        limit = read_limit(options)
+        where = read_where(options)
+        if given and options["all"]:
+            raise bad_input("give run ids or --all, not both")
+        if given and (options["pipeline"] or options["since"]):
+            raise bad_input("give run ids or a selection (--pipeline, --since), not both")
+        if given and limit is not None:
+            raise bad_input("--limit narrows a selection; --runs names every run")
+        if where and not options["pipeline"]:
+            raise bad_input("--where narrows a --pipeline selection")
+        if given:
+            runs = [self.get_run(value) for value in given]
         elif options["all"] or options["pipeline"] or options["since"]:
             if options["pipeline"]:
                 get_pipeline(options["pipeline"])  # a typo is an error, not "0/0 identical"
             query = Run.objects.filter(status=Run.Status.COMPLETED)
             if options["pipeline"]:
                 query = query.filter(pipeline=options["pipeline"])
+            if where:  # the root runs whose inputs match, as rewind_batch and rewind_regress
+                roots = Selection(pipeline=options["pipeline"], where=where).queryset()
+                query = query.filter(pk__in=roots.values("pk"))
             if options["since"]:
                 query = query.filter(created_at__gte=parse_since(options["since"]))
-            runs = list(query.order_by("id"))
+            if limit is not None:  # the newest N, replayed oldest first
+                runs = sorted(query.order_by("-id")[:limit], key=lambda run: run.pk)
+            else:
+                runs = list(query.order_by("id"))
             if not runs:
                 raise CommandError("no completed run matches; nothing to replay")
         else:
-            raise CommandError("give run ids, --all, --pipeline or --since")
+            raise bad_input("give --runs RUN ..., --all, --pipeline or --since")
         not_done = [r.pk for r in runs if r.status != Run.Status.COMPLETED]
         if not_done:
             raise CommandError(f"only completed runs can be replayed; not completed: {not_done}")
@@ -97,9 +116,7 @@ class Command(RewindCommand):
         self.show_traceback = bool(options.get("traceback")) or self.verbosity >= 3
         self.quiet = not self.show_traceback
         self.allow_network = options["allow_network"]
-        workers = options["workers"]
-        if workers is not None and not 1 <= workers <= MAX_WORKERS:
-            raise CommandError(f"--workers must be between 1 and {MAX_WORKERS}, got {workers}")
+        workers = read_execution(options)
         runs = self.select(options)
         if options["enqueue"]:
             self.enqueue(runs, options["json"])

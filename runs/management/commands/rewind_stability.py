@@ -5,14 +5,23 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from runs.engine.analysis.noise import make_samples
-from runs.engine.execution.runner import execute_run
+from runs.engine.analysis.noise import MAX_SAMPLES, make_samples
 from runs.engine.forking.forks import find_node
 from runs.management.base import RewindCommand
-from runs.models import Node
+from runs.management.batches import BatchExecution
+from runs.management.run_sets import (
+    add_execution,
+    add_output,
+    add_runs,
+    add_samples,
+    read_execution,
+    read_runs,
+    read_samples,
+)
+from runs.models import Node, Run
 
 
-class Command(RewindCommand):
+class Command(BatchExecution, RewindCommand):
     help = (
         "Hash stability: replay a run K times in live mode (cache reads skipped) from a node and "
         "report, per step, how many distinct output hashes came back — a number for "
@@ -22,23 +31,28 @@ class Command(RewindCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("run", help="id of the run to replay")
+        add_runs(parser, names=("RUN",), old_positional=True)
         parser.add_argument("--node", help="replay from this node (default: the first step)")
-        parser.add_argument("-k", type=int, required=True, help="number of live replays (1-50)")
-        parser.add_argument("--json", action="store_true", help="print the distribution as JSON")
+        add_samples(parser, old_k=True, help=f"number of live replays (1-{MAX_SAMPLES})")
+        add_execution(
+            parser, noun="replays", enqueued=" (no distribution: the run's page shows it)"
+        )
+        add_output(parser, json="print the distribution as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        source = self.get_run(options["run"])
-        k = options["k"]
-        if not 1 <= k <= 50:
-            raise CommandError(f"-k must be between 1 and 50, got {k}")
+        (given,) = read_runs(options, ("RUN",))
+        k = read_samples(options, low=1, high=MAX_SAMPLES)
+        read_execution(options)
+        source = self.get_run(given)
         start = find_node(source, options["node"]) if options["node"] else None
         node = str(start.sequence_id) if start else "0"
+        ids = [sample.pk for sample in make_samples(source, k, node)]
+        interrupted = self.execute_batch(ids, options)
+        if options["enqueue"]:
+            self.report_queued(source, k, ids, options["json"])
+            return
         hashes: dict[str, Counter] = {}
-        runs = []
-        for sample in make_samples(source, k, node):
-            replay = execute_run(sample.pk)
-            runs.append(replay.pk)
+        for replay in Run.objects.filter(pk__in=ids).order_by("pk"):
             for step in replay.nodes.exclude(cache_source=Node.CacheSource.INHERITED):
                 hashes.setdefault(step.name, Counter())[step.output_sha256 or "(failed)"] += 1
         original = {n.name: n.output_sha256 for n in source.nodes.all()}
@@ -51,13 +65,24 @@ class Command(RewindCommand):
             }
             for name, counter in hashes.items()
         ]
-        result = {"run": source.pk, "k": k, "replays": runs, "steps": steps}
+        result = {"run": source.pk, "k": k, "replays": ids, "steps": steps}
         if options["json"]:
             self.print_json(result)
+        else:
+            self.stdout.write(f"{k} live replay(s) of run {source.pk}: {', '.join(map(str, ids))}")
+            for step in steps:
+                self.stdout.write(
+                    f"  {step['name']:<10} {step['distinct']} distinct hash(es); "
+                    f"{step['same_as_source']}/{k} equal to the source"
+                )
+        if interrupted:
+            raise CommandError(f"interrupted: the samples of run {source.pk} are partly executed")
+
+    def report_queued(self, source: Run, k: int, ids: list[int], as_json: bool) -> None:
+        if as_json:
+            self.print_json({"run": source.pk, "k": k, "replays": ids, "queued": True, "steps": []})
             return
-        self.stdout.write(f"{k} live replay(s) of run {source.pk}: {', '.join(map(str, runs))}")
-        for step in steps:
-            self.stdout.write(
-                f"  {step['name']:<10} {step['distinct']} distinct hash(es); "
-                f"{step['same_as_source']}/{k} equal to the source"
-            )
+        self.stdout.write(
+            f"{k} live replay(s) of run {source.pk} queued: {', '.join(map(str, ids))} "
+            f"(/runs/{source.pk}/stability/ once a worker ran them)"
+        )
