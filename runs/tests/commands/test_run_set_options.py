@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from typing import Any
 
 import pytest
@@ -18,7 +19,11 @@ from django.core.management import call_command, load_command_class
 from django.core.management.base import CommandError
 
 from runs.models import Batch, Grid, Run
+from runs.tests.helpers import pid_apps
 from runs.tests.helpers.bisect_runs import apps, relay_runs  # noqa: F401 — the fixture, shared
+from runs.tests.helpers.pid_apps import completed, recorded_pids
+
+pids = pid_apps.pids  # the fixture (helpers/pid_apps.py): the step records the pid executing it
 
 pytestmark = pytest.mark.django_db
 
@@ -186,6 +191,25 @@ def test_stability_enqueue_queues_the_samples_and_judges_nothing(
     assert sorted(data["replays"]) == sorted(s.pk for s in samples)
     assert {s.status for s in samples} == {Run.Status.QUEUED}
     assert len(callbacks) == 2  # each sample, enqueued once its rows commit
+
+
+@pytest.mark.django_db(transaction=True)  # worker processes see committed rows
+def test_stability_workers_execute_the_samples_in_other_processes(pids):
+    source = completed("pids")
+    recorded_pids(pids)  # the source's own step ran here
+
+    here = command("rewind_stability", "--runs", str(source.pk), "--samples", "3")
+    in_here = recorded_pids(pids)
+    there = command(
+        "rewind_stability", "--runs", str(source.pk), "--samples", "3", "--workers", "2"
+    )
+    in_there = recorded_pids(pids)
+
+    assert set(in_here) == {os.getpid()} and sum(in_here.values()) == 3
+    assert in_there and os.getpid() not in in_there and sum(in_there.values()) == 3
+    assert there["steps"] == here["steps"]
+    assert {s["name"]: s["same_as_source"] for s in there["steps"]} == {"count": 3, "finish": 3}
+    assert {r.status for r in Run.objects.filter(pk__in=there["replays"])} == {"completed"}
 
 
 # --- requests that cannot be asked: exit 2, nothing written ------------------------------------
