@@ -54,8 +54,9 @@ def code_parts(action: Any) -> dict[str, str]:
 
 
 def _gathered(action: Any) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
-    known = _kept.get(id(action))
-    if known is not None and known[0] is action:
+    key = getattr(action, "spec", None) or action  # a declared node: kept by its spec
+    known = _kept.get(id(key))
+    if known is not None and known[0] is key:
         if all(parts_of.stat(path) == seen for path, seen in known[2].items()):
             return known[1], known[2]
     source = _source_hash(action)
@@ -72,7 +73,7 @@ def _gathered(action: Any) -> tuple[dict[str, str], dict[str, tuple[int, int]]]:
     parts, files = parts_of.gather(source, definitions, bound, instance)
     if len(_kept) >= VERSIONS_KEPT:  # apps built again and again: start afresh
         _kept.clear()
-    _kept[id(action)] = (action, parts, files)
+    _kept[id(key)] = (key, parts, files)
     return parts, files
 
 
@@ -186,6 +187,11 @@ def app_actions(app: Any) -> list[tuple[str, Any]]:
 @dataclass(frozen=True)
 class _Declared:
     spec: Any
+
+
+def node_parts(spec: Any) -> dict[str, str]:
+    """The parts of a declared node's code version (``node_version``)."""
+    return code_parts(_Declared(spec))
 
 
 def node_version(spec: Any) -> str:

@@ -21,7 +21,7 @@ from burr.core import State
 from burr.core.action import SingleStepAction
 
 from runs.engine.apps.specs import LLMNode, NodeSpec, Pipeline, ToolNode
-from runs.engine.apps.versions import node_version
+from runs.engine.apps.versions import node_parts, step_changes, version_of
 from runs.engine.calls import cache
 from runs.engine.calls.inflight import call_lock
 from runs.engine.calls.keys import llm_cache_key, tool_cache_key
@@ -405,8 +405,11 @@ def _tool_version(spec: ToolNode, ctx: RunContext) -> str:
     if not ctx.policy.rekeys_changed_tools:
         return spec.version
     source = ctx.source_steps.get(ctx.sequence_id)
-    current = node_version(spec)
-    if source is None or not source.code_version or source.code_version == current:
+    parts = node_parts(spec)
+    current = version_of(parts)
+    if source is None or not step_changes(
+        source.code_version, getattr(source, "code_parts", None), current, parts
+    ):  # a step recorded before parts were kept: by its source hash
         return spec.version
     return f"{spec.version}+{current[:16]}"
 
