@@ -861,16 +861,20 @@ def test_preview_of_an_unchanged_fork_expects_the_cache(chat):
 # --- a streamed answer without usage ---------------------------------------------------------------
 
 
-def test_a_live_stream_without_usage_has_an_unknown_cost_not_zero(provider):
+def test_a_live_stream_without_usage_has_its_tokens_counted_and_marked(provider):
+    """Burr's streaming example asks for no usage in its stream: Rewind counts the tokens (never
+    a silent 0) and says they were counted, not reported (issue 42)."""
     terminal = importlib.import_module(STREAMING).TERMINAL_ACTIONS
     provider.start()
 
     parent = completed(run("streaming", {"prompt": QUESTION}, halt_after=terminal))
 
     answer = step(parent, "answer_question")
+    call = answer.calls[0]
     assert answer.cache_source == Node.CacheSource.LIVE
-    assert answer.calls[0]["cost_usd"] is None, answer.calls[0]
-    assert answer.cost_usd is None
+    assert call["tokens_counted"] is True, call
+    assert call["total_tokens"] > 0 and answer.total_tokens >= call["total_tokens"]
+    assert call["cost_usd"] is not None and float(call["cost_usd"]) > 0
 
 
 def test_load_all_imports_every_registered_pipeline_and_names_the_broken_ones(rewind_settings):
