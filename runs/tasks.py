@@ -64,10 +64,10 @@ def enqueue_run(run: Run) -> None:
 
 @task()
 def execute_batch_task(batch_id: int) -> str:
-    """A regression replay's runs, in an interpreter started for them (``execution.fresh``):
+    """A regression replay's runs, in an interpreter started for them (``run_sets.fresh``):
     this worker may have imported the app before its code was edited, and must not run the
     old code as the new. One task for the batch; its runs stay ordinary runs."""
-    from runs.engine.execution.fresh import execute_in_fresh_process
+    from runs.engine.run_sets.fresh import execute_in_fresh_process
 
     reap_dead_runs()
     outcome = execute_in_fresh_process(batch_id)

@@ -178,7 +178,7 @@ def _make_batch(request: HttpRequest, run: Run, node: Node, form: BatchForm) -> 
 def _admit_and_queue(request: HttpRequest, plan: Plan, noun: str) -> Batch:
     """Write the planned batch within the user's daily budget (``BudgetExceeded``: nothing
     written) and queue its runs once they commit: a regression replay's as one task, executed
-    by an interpreter started for it (``execution.fresh``: never this server's old code)."""
+    by an interpreter started for it (``run_sets.fresh``: never this server's old code)."""
     requests = [*plan.forks, *plan.sample_forks]
     project = partial(projected_cost, *requests, what=f"{noun} of {len(requests)} runs")
     with admitted(request.user, project) as admission:  # BudgetExceeded: nothing written

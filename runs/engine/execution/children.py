@@ -1,5 +1,5 @@
 """A child interpreter set up exactly as its parent: the queue workers a batch starts
-(``workers.start_worker``), the interpreter a regression batch runs in (``execution.fresh``) and
+(``workers.start_worker``), the interpreter a regression batch runs in (``run_sets.fresh``) and
 the benchmarks' children read a ``WorkerConfig`` — the settings module, the databases as the
 parent uses them now (in a test, the test database), every ``REWIND_*`` setting and the task
 backends, and where the parent finds pipelines — and ``set_up`` Django with it before anything

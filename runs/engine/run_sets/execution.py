@@ -12,12 +12,13 @@ samples, bisect probes and batch replays.
   queue workers for the set, every one a fresh interpreter;
 - **enqueued** (``Execution(enqueue=True)``): handed to the task queue once their rows commit —
   each run as a task, except a regression batch's, which is one task whose worker executes the
-  batch in an interpreter started for it (``execution.fresh``: a long-lived worker never runs
+  batch in an interpreter started for it (``run_sets.fresh``: a long-lived worker never runs
   old code as new). Nothing is waited for.
 
 Whichever way, ``on_done(run, pid)`` is called in this process as each run finishes (``pid``:
 the process that executed it; ``None`` for a worker elsewhere), and ``Executed`` accounts for
-every run: done, lost (with the reason), withdrawn, or queued.
+every run: done, lost (with the reason: its worker died twice, or another process took it
+first), withdrawn, or queued.
 """
 
 from __future__ import annotations
@@ -106,7 +107,11 @@ def _here(ids: list[int], app: LoadedApp | None, on_done: OnDone | None) -> Exec
     pid = os.getpid()
     for index, pk in enumerate(ids):
         try:
-            run = execute_run(pk, on_step=None, app=app)
+            try:
+                run = execute_run(pk, on_step=None, app=app)
+            except RewindError as exc:  # another process took it first: not this set's to run
+                executed.lost[pk] = str(exc)
+                continue
             executed.done[pk] = run
             if on_done is not None:
                 on_done(run, pid)

@@ -103,7 +103,7 @@ class Command(BatchExecution, RewindCommand):
 
     def execute_regression(self, plan: Plan, batch: Batch, options: dict[str, Any]) -> bool:
         """Enqueued: one task, whose worker executes the batch in an interpreter started for it
-        (``execution.fresh``: a worker up since before an edit never runs the old code as the
+        (``run_sets.fresh``: a worker up since before an edit never runs the old code as the
         new). Else in this process — it imported the code just now — with the app looked up and
         its version checked once (``plan``), or on ``--workers`` started now. True: Ctrl-C."""
         if options["enqueue"]:

@@ -65,7 +65,7 @@ def test_posting_queues_one_regression_run_per_recorded_run_as_one_task(
     assert {r.regression_code for r in runs} == {batch.code_version}
     assert {r.status for r in runs} == {Run.Status.QUEUED}
     # One task for the batch, queued once its rows committed: the worker that takes it starts
-    # an interpreter that imports the code as it is on disk then (``execution.fresh``).
+    # an interpreter that imports the code as it is on disk then (``run_sets.fresh``).
     (task,) = DBTaskResult.objects.all()
     assert task.task_path == execute_batch_task.module_path
     assert task.args_kwargs["args"] == [batch.pk]

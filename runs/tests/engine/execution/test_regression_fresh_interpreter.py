@@ -5,7 +5,7 @@ The app is a user's project in the test's folder: ``app.py`` (a Burr app of two 
 says "ok". A ``db_worker`` executes the recorded runs, so it imports the app with the first
 helper; then the helper is edited to plant two flips (n = 1 and n = 2 now say "bad"). A
 regression replay queued to that worker must find both: it executes in an interpreter started
-for the batch (``execution.fresh``), which imports the edited helper — the worker itself still
+for the batch (``run_sets.fresh``), which imports the edited helper — the worker itself still
 holds the old one and would find none.
 
 The refusal: a batch made before the edit and executed after it fails every run, naming the file
@@ -36,7 +36,7 @@ from runs.engine.analysis.batches.making import plan_regression
 from runs.engine.analysis.batches.regression import regression_result
 from runs.engine.analysis.batches.request import RegressionRequest, Selection
 from runs.engine.apps import registry, versions
-from runs.engine.execution.fresh import execute_in_fresh_process
+from runs.engine.run_sets.fresh import execute_in_fresh_process
 from runs.engine.execution.new_runs import create_run
 from runs.models import Batch, Node, Run
 from runs.tasks import enqueue_run

@@ -9,7 +9,7 @@ itself: ``execute_in_fresh_process(batch_id)`` starts a child interpreter
 sent on the socket ``FD``: the databases and ``REWIND_*`` settings, a test's too), imports the
 app fresh and compares its version with the batch's (``versions.check_version``). When the code
 on disk changed after the batch was made, every queued run of the batch fails with that reason
-and nothing executes; else the child executes them one after another through ``execute_run``, so
+and nothing executes; else the child executes them one after another (``run_sets.execution.execute``), so
 they stay ordinary runs (statuses, heartbeats, cancel, interrupted-detection), with the app looked
 up and checked once (``runner.LoadedApp``).
 
@@ -35,7 +35,7 @@ logger = logging.getLogger("rewind")
 
 # The comment names the process for ``ps``.
 FRESH_CODE = (
-    "from runs.engine.execution.fresh import child_entry; child_entry()  # rewind regression batch"
+    "from runs.engine.run_sets.fresh import child_entry; child_entry()  # rewind regression batch"
 )
 TAIL_LINES = 20  # the child's last stderr lines kept for a crash's reason
 
@@ -149,11 +149,10 @@ def execute_batch_here(batch_id: int) -> list[int]:
     """In a process that imported the app just now: refuse the batch (fail its queued runs,
     saying what changed) when the code on disk is not the code it was made with, else execute
     its queued runs one after another. Returns the runs executed."""
-    from django.db import close_old_connections
-
     from runs.engine.apps.registry import get_pipeline
     from runs.engine.apps.versions import check_version
-    from runs.engine.execution.runner import LoadedApp, execute_run
+    from runs.engine.execution.runner import LoadedApp
+    from runs.engine.run_sets.execution import execute
     from runs.models import Batch, Run
 
     batch = Batch.objects.get(pk=batch_id)
@@ -169,19 +168,11 @@ def execute_batch_here(batch_id: int) -> list[int]:
         )
         Run.objects.give_up(ids, reason)
         return []
-    loaded = LoadedApp(batch.pipeline, app, batch.code_version)
-    executed = []
     queued = set(
         Run.objects.filter(pk__in=ids, status=Run.Status.QUEUED).values_list("pk", flat=True)
-    )
-    for pk in ids:
-        if pk not in queued:
-            continue  # cancelled, or taken elsewhere
-        try:
-            execute_run(pk, app=loaded)
-        except RewindError as exc:  # claimed by another process meanwhile: not ours
-            logger.warning("rewind: regression replay %s: %s", batch_id, exc)
-            continue
-        executed.append(pk)
-        close_old_connections()
-    return executed
+    )  # not the cancelled, nor those taken elsewhere
+    loaded = LoadedApp(batch.pipeline, app, batch.code_version)
+    executed = execute([pk for pk in ids if pk in queued], app=loaded)
+    for pk, reason in executed.lost.items():
+        logger.warning("rewind: regression replay %s, run %s: %s", batch_id, pk, reason)
+    return list(executed.done)
