@@ -106,8 +106,8 @@ def bisect_task(
     from django.contrib.auth import get_user_model
 
     from runs.budgets import open_within_budget
-    from runs.engine.analysis.bisect import bisect
     from runs.engine.errors import RewindError
+    from runs.engine.run_sets.bisect import bisect
 
     user = get_user_model().objects.get(pk=user_id)
     good, bad = Run.objects.get(pk=good_id), Run.objects.get(pk=bad_id)

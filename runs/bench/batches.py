@@ -20,10 +20,10 @@ from typing import Any
 
 from django.db import connection
 
-from runs.engine.analysis.batches.making import batch_run_ids, make_batch, plan_batch
-from runs.engine.analysis.batches.request import BatchRequest, Selection
-from runs.engine.analysis.batches.results import batch_result
+from runs.engine.analysis.batches.results import batch_result, batch_run_ids
 from runs.engine.forking.batch_replays import replay_on_workers
+from runs.engine.run_sets.batches import make_batch, plan_batch
+from runs.engine.run_sets.requests import BatchRequest, Selection
 from runs.models import Run
 
 REGIONS = ("all", "east", "north", "south", "west")

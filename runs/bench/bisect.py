@@ -60,7 +60,7 @@ def named_figure() -> dict:
     monotone relay (``Result.searched``; the search then checks the answer with what is left of
     the budget), the most over the 20 places it can be planted, with a budget of 6 (issue 17's
     goal), against ⌈log₂ 20⌉ = 5 for a bare binary search."""
-    from runs.engine.analysis.bisect import bisect
+    from runs.engine.run_sets.bisect import bisect
 
     counts = []
     for planted in range(1, BISECT_STEPS + 1):
@@ -89,7 +89,7 @@ def right_figure() -> dict:
     answers that are right. Right: the step named as the earliest (``exact``) is the planted
     one, or, when the budget ran out before every earlier step was tried, the planted step is
     the one named or among the untried; and ``monotone`` is the truth or unknown (null)."""
-    from runs.engine.analysis.bisect import bisect
+    from runs.engine.run_sets.bisect import bisect
 
     right, exact, spent, budget, shown = 0, {}, [], 0, {True: 0, False: 0, None: 0}
     for shape, planted, inputs in SHAPES:

@@ -41,12 +41,13 @@ from typing import Any
 from django.conf import settings
 
 from runs.bench.recording import _openai_at
-from runs.engine.analysis.batches.making import batch_run_ids, make_batch, plan_regression
+from runs.engine.analysis.batches import batch_run_ids
 from runs.engine.analysis.batches.regression import regression_result
-from runs.engine.analysis.batches.request import RegressionRequest, Selection
 from runs.engine.apps import registry
 from runs.engine.apps.versions import app_version
 from runs.engine.providers.simulator import Simulator
+from runs.engine.run_sets.batches import make_batch, plan_regression
+from runs.engine.run_sets.requests import RegressionRequest, Selection
 from runs.models import Node, Run
 
 NAME = "regress_bench"  # the pipeline name every version of the app is registered under

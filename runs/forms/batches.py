@@ -7,8 +7,8 @@ from typing import Any
 
 from django import forms
 
-from runs.engine.analysis.batches.request import parse_where
 from runs.engine.errors import RewindError
+from runs.engine.run_sets.requests import parse_where
 from runs.models import Batch
 
 MAX_DASHBOARD_SAMPLES = 10

@@ -19,9 +19,9 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from runs.engine.analysis.batches.request import parse_where
 from runs.engine.errors import RewindError
 from runs.engine.execution.workers import MAX_WORKERS
+from runs.engine.run_sets.requests import parse_where
 
 BAD_INPUT = 2  # the exit status of a request that cannot be asked (1: it ran and failed)
 

@@ -13,8 +13,9 @@ from urllib.parse import urlencode
 from django.tasks import TaskResultStatus
 from django.tasks.exceptions import TaskResultDoesNotExist
 
-from runs.engine.analysis.bisect import Result, differing, replay
+from runs.engine.analysis.bisect import Result, differing
 from runs.engine.errors import BisectError
+from runs.engine.run_sets.bisect import replay
 from runs.models import Run
 from runs.tasks import bisect_task
 

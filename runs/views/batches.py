@@ -15,21 +15,15 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.http import HttpResponseStopPolling
 
 from runs.budgets import admitted
-from runs.engine.analysis.batches import (
-    BatchRequest,
-    Selection,
-    batch_result,
-    make_batch,
-    plan_batch,
-)
-from runs.engine.analysis.batches.making import Plan, plan_regression
+from runs.engine.analysis.batches import batch_result
 from runs.engine.analysis.batches.regression import regression_result
-from runs.engine.analysis.batches.request import RegressionRequest
 from runs.engine.analysis.projection import projected_cost
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.apps.versions import app_version, stale_files
 from runs.engine.errors import PipelineError, RewindError
 from runs.engine.forking.overrides import current_fields
+from runs.engine.run_sets.batches import Plan, make_batch, plan_batch, plan_regression
+from runs.engine.run_sets.requests import BatchRequest, RegressionRequest, Selection
 from runs.forms import BatchForm, PageForm, RegressionForm, field_text
 from runs.models import Batch, Node, Run
 from runs.tasks import enqueue_batch, enqueue_run

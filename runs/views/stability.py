@@ -19,11 +19,10 @@ from runs.budgets import admitted
 from runs.engine.analysis.noise import (
     FAILED,
     StepStability,
-    make_samples,
-    sample_request,
     stability,
 )
 from runs.engine.analysis.projection import projected_cost
+from runs.engine.run_sets.samples import make_samples, sample_request
 from runs.forms import SampleForm
 from runs.forms.stability import DEFAULT_SAMPLES
 from runs.models import Node, Run

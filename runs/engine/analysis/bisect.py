@@ -15,20 +15,6 @@ an output already recorded). Swapping that step's own output gives the outcome G
 construction (``by_construction``): a true answer, and a useless one unless no earlier step
 flips it, so it is confirmed with a fork only when it is the answer.
 
-The forks are spent in this order, while a budget of forks lasts (``budget``; by default
-``default_budget``: every candidate when that takes at most 16 forks, else 16, or
-2⌈log₂ m⌉+2 for more than 128 candidates):
-
-1. A binary search for the earliest flip, taking the last candidate to flip without probing it
-   (by construction, or as the search's hypothesis when the outcome reads the final state):
-   ⌈log₂ m⌉ forks for m candidates. It finds the step a monotone flip (no flip before some
-   step, a flip from there on) starts at — but it only ever probes its midpoints, and a step
-   that decides while the steps after it do not carry its decision is never among them.
-2. The step found is confirmed by its own fork, if no probe did already; when it is the step
-   the outcome reads by construction, only after the earlier steps, if the budget lets them
-   all be tried first (an earlier flip makes its fork unneeded).
-3. Every candidate not yet tried, in trajectory order.
-
 The answer is what the probes show. ``step``: the earliest step whose swap alone flipped the
 outcome, with the fork that did it (``verified``); ``exact``: no earlier candidate is untried;
 ``decisive``: every step whose swap alone flipped it, in order; ``monotone``: false when a probe
@@ -36,32 +22,28 @@ that flips is followed by one that does not (``why`` names them), true only when
 candidate is known and none is, null (unknown) otherwise; ``unknown``: the candidates the
 budget left untried. A bisect asked again with the same budget makes the same probes.
 
-Forks are opened, not always made (``open_fork``): a bisect asked again reuses every fork it
-made, and one with a larger budget reuses them and goes on. ``replay`` runs the same search over
-the forks that exist, making none — how the dashboard shows a bisect a worker is making, or has
-made, without storing a result.
+The forks themselves — the order they are spent in (a binary search, then every candidate
+untried, within a budget: ``default_budget``), made, executed and probed — are a set of runs:
+``runs.engine.run_sets.bisect``. This module plans a bisect and reads what its probes show.
 """
 
 from __future__ import annotations
 
 import math
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from runs.engine.analysis.diff import align, diff_values
 from runs.engine.analysis.outcomes.declared import Outcome
 from runs.engine.analysis.outcomes.values import OutcomeValue, evaluate, outcomes_for
-from runs.engine.apps.burr import ActionSpec
+from runs.engine.apps.burr import ActionSpec, BurrApp
 from runs.engine.apps.registry import get_pipeline
-from runs.engine.errors import BisectError, RewindError
-from runs.engine.execution.runner import execute_run
-from runs.engine.forking.forks import Fork, Opened, existing_fork, open_fork, resolve_fork
+from runs.engine.apps.specs import Pipeline
+from runs.engine.errors import BisectError
 from runs.lib.hashing import canonical_json
 from runs.models import Node, Run
 
-WAIT_SECONDS = 0.2  # how often a fork another process is executing is looked at again
 EVERY_STEP_UP_TO = 16  # forks: a bisect that can try every candidate within this many does
 
 
@@ -123,6 +105,12 @@ class Plan:
     candidates: tuple[Candidate, ...]
     last_by_construction: bool  # the last candidate is the step the outcome reads
     skipped: tuple[str, ...]  # differing steps no fork can swap (only one run has them, …)
+    # The app, resolved once: every probe's fork executes with it.
+    app: Pipeline | BurrApp | None = field(default=None, repr=False, compare=False)
+
+    def flips(self, value: OutcomeValue) -> bool:
+        """A probe's outcome is GOOD's: the swap flipped it."""
+        return _key(value) == _key(self.good_value)
 
     @property
     def by_construction(self) -> Candidate | None:
@@ -342,7 +330,7 @@ def plan_bisect(good: Run, bad: Run, outcome: Outcome | str) -> Plan:
         )
     return Plan(
         good, bad, outcome, good_value, bad_value, tuple(candidates), last_by_construction,
-        tuple(skipped),
+        tuple(skipped), app=spec,
     )  # fmt: skip
 
 
@@ -373,67 +361,7 @@ def _swaps(spec: Any, good: Node, bad: Node) -> tuple[Swap, ...]:
     )
 
 
-# --- probing ----------------------------------------------------------------------------------
-
-
-class Pending(Exception):
-    """``replay``: the fork a probe needs does not exist yet, or has not finished."""
-
-    def __init__(self, candidate: Candidate) -> None:
-        super().__init__(candidate.label)
-        self.candidate = candidate
-
-
-Opener = Callable[[Fork], Opened]
-
-
-class Prober:
-    """``P(candidate)``: open (or, read-only, find) the chain of forks that swaps GOOD's output
-    into BAD there, execute what is queued, and compare the outcome with GOOD's."""
-
-    def __init__(self, plan: Plan, opener: Opener | None = open_fork, wait: bool = True):
-        self.plan, self.opener, self.wait = plan, opener, wait
-
-    def __call__(self, candidate: Candidate) -> Probe:
-        source, forks, reused = self.plan.bad, [], True
-        for swap in candidate.swaps:
-            run, was_there = self._fork(source, candidate, swap)
-            forks.append(run.pk)
-            reused = reused and was_there
-            source = run
-        (value,) = evaluate(source, None, [self.plan.outcome])
-        flips = _key(value) == _key(self.plan.good_value)
-        return Probe(candidate, tuple(forks), flips, value, reused)
-
-    def _fork(self, source: Run, candidate: Candidate, swap: Swap) -> tuple[Run, bool]:
-        try:
-            fork = resolve_fork(
-                source, str(candidate.sequence_id), swap.field, swap.value, from_text=False
-            )
-        except RewindError as exc:
-            raise BisectError(f"cannot swap {swap.field} at {candidate.label}: {exc}") from None
-        if self.opener is None:  # read-only: the fork must exist and have finished
-            run = existing_fork(fork)
-            if run is None or not run.is_finished:
-                raise Pending(candidate)
-            reused = True
-        else:
-            opened = self.opener(fork)
-            run, reused = opened.run, opened.reused
-            if run.status == Run.Status.QUEUED:
-                run = execute_run(run.pk)
-            while not run.is_finished and self.wait:  # another process is executing it
-                time.sleep(WAIT_SECONDS)
-                run.refresh_from_db()
-        if run.status != Run.Status.COMPLETED:
-            raise BisectError(
-                f"fork {run.pk} (swap {swap.field} at {candidate.label}) {run.status}: "
-                f"{run.error or 'no error recorded'}"
-            )
-        return run, reused
-
-
-# --- the search -------------------------------------------------------------------------------
+# --- what the probes show --------------------------------------------------------------------
 
 
 def default_budget(all_forks: int, candidates: int) -> int:
@@ -446,89 +374,22 @@ def default_budget(all_forks: int, candidates: int) -> int:
     return max(EVERY_STEP_UP_TO, 2 * math.ceil(math.log2(candidates)) + 2)
 
 
-class _OutOfBudget(Exception):
-    """The next probe would take more forks than the budget has left."""
-
-
-@dataclass
-class _Search:
-    plan: Plan
-    prober: Callable[[Candidate], Probe]
-    budget: int
-    known: dict[int, Probe] = field(default_factory=dict)
-    order: list[int] = field(default_factory=list)
-    spent: int = 0
-    searched: int | None = None  # forks spent by the binary search and its confirmation
-
-    def P(self, i: int) -> bool:
-        if i not in self.known:
-            candidate = self.plan.candidates[i]
-            if self.spent + candidate.cost > self.budget:
-                raise _OutOfBudget
-            probe = self.prober(candidate)
-            self.known[i] = probe
-            self.order.append(i)
-            self.spent += len(probe.forks)
-        return self.known[i].flips
-
-    def untried_cost(self, below: int) -> int:
-        return sum(c.cost for c in self.plan.candidates[:below] if c.index not in self.known)
-
-    def run(self) -> None:
-        """The probes, in order, until every candidate is known or the budget runs out."""
-        candidates = self.plan.candidates
-        last = len(candidates) - 1
-        construction = self.plan.last_by_construction
-        # 1. The earliest flip if it is monotone, taking the last candidate to flip: no probe
-        #    on it (by construction, or the hypothesis when the outcome reads the final state).
-        lo, hi = 0, last
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.P(mid):
-                hi = mid
-            else:
-                lo = mid + 1
-        # 2. Confirm it: the step the outcome reads last of all, if the budget can try every
-        #    earlier step first (only if none of them flips is it the answer).
-        if lo not in self.known:
-            first_the_rest = self.untried_cost(lo) + candidates[lo].cost
-            if not (construction and self.spent + first_the_rest <= self.budget):
-                self.P(lo)
-        self.searched = self.spent
-        # 3. Everything else, in order: the earliest decisive step, then every other one.
-        for i in range(last + 1):
-            if i == last and construction and any(p.flips for p in self.known.values()):
-                break  # known to flip, and not the answer: no fork for it
-            self.P(i)
-
-
-def run_search(
-    plan: Plan, prober: Callable[[Candidate], Probe], budget: int | None = None
+def finding(
+    plan: Plan,
+    probes: list[Probe],
+    budget: int,
+    *,
+    searched: int | None = None,
+    pending: Candidate | None = None,
 ) -> Result:
-    """The search, within ``budget`` forks (None: ``default_budget``), and what it shows."""
-    if budget is None:
-        budget = default_budget(plan.all_forks, len(plan.candidates))
-    if budget < 1:
-        raise BisectError(f"a budget of {budget} forks: at least 1")
-    search = _Search(plan, prober, budget)
-    try:
-        search.run()
-    except _OutOfBudget:
-        pass
-    except Pending as waiting:  # ``replay``: what is known until then
-        return _finding(search, waiting.candidate)
-    return _finding(search)
-
-
-def _finding(search: _Search, pending: Candidate | None = None) -> Result:
-    """What the probes made so far show (``pending``: ``replay`` waits for that step's fork)."""
-    plan, known = search.plan, search.known
-    probes = [known[i] for i in search.order]
-    result = Result(
-        plan, None, probes, None, search.budget, pending=pending, searched=search.searched
-    )
+    """What ``probes`` (in the order they were made, within ``budget`` forks; ``searched``: the
+    forks the binary search and its confirmation took) show — the step named, the steps that
+    flip, whether the flip is monotone — or, ``pending``, what is known while ``replay`` waits
+    for that step's fork."""
+    result = Result(plan, None, probes, None, budget, pending=pending, searched=searched)
     if pending is not None:
         return result
+    known = {p.candidate.index: p for p in probes}
     flips = {i: p.flips for i, p in known.items()}
     if plan.last_by_construction:
         flips.setdefault(len(plan.candidates) - 1, True)
@@ -561,34 +422,12 @@ def _finding(search: _Search, pending: Candidate | None = None) -> Result:
     if unknown:
         untried = (
             f"{len(unknown)} of {len(plan.candidates)} differing steps not tried within the "
-            f"budget of {search.budget} forks ({search.spent} spent)"
+            f"budget of {budget} forks ({result.spent} spent)"
         )
         if result.step is None:
             untried = f"no step tried flips {name}; " + untried
         result.why = "; ".join(filter(None, [result.why, untried]))
     return result
-
-
-def bisect(
-    good: Run,
-    bad: Run,
-    outcome: Outcome | str,
-    *,
-    opener: Opener | None = open_fork,
-    budget: int | None = None,
-) -> Result:
-    """Bisect in this process: forks opened with ``opener`` (``open_fork``, or the dashboard's
-    ``open_within_budget`` for a user) and executed here, at most ``budget`` of them
-    (None: ``default_budget``)."""
-    plan = plan_bisect(good, bad, outcome)
-    return run_search(plan, Prober(plan, opener), budget)
-
-
-def replay(good: Run, bad: Run, outcome: Outcome | str, budget: int | None = None) -> Result:
-    """The same search over the forks that exist, making none: the result when every fork it
-    needs has finished, else what is known so far and the step it waits for (``pending``)."""
-    plan = plan_bisect(good, bad, outcome)
-    return run_search(plan, Prober(plan, None), budget)
 
 
 def differing(

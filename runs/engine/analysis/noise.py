@@ -3,10 +3,10 @@
 A fork's diff says what changed; it cannot say *why*. At temperature > 0 an LLM step answers
 differently every time, so a changed leaf may be the fork's change or the model's jitter. To
 tell them apart Rewind measures the jitter: a run is **sampled** k times — k live, unchanged
-forks (cache reads skipped, DESIGN.md "Live mode"), recorded on the run (``Run.sample_of``,
-counted in ``Run.sample_count``) — and each changed leaf of a fork is judged against the
-values the parent produced there, itself and its samples (the *references*: k + 1 of them),
-by the leaf's type (:func:`decide`, which also says why; :func:`judge`, the verdict alone):
+forks (cache reads skipped, DESIGN.md "Live mode"; made by ``run_sets.samples``), recorded on
+the run (``Run.sample_of``, counted in ``Run.sample_count``) — and each changed leaf of a fork
+is judged against the values the parent produced there, itself and its samples (the
+*references*: k + 1 of them), by the leaf's type (:func:`decide`, which also says why; :func:`judge`, the verdict alone):
 
 - a value one of the references holds is ``within-noise``; any other value of a leaf every
   reference had the same (a deterministic tool's output) is ``beyond-noise``.
@@ -70,13 +70,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from django.db import transaction
 from django.db.models import F
 
 from runs.engine.analysis.facts import COUNTS, Facts, Pool, facts, figure_matches, is_number
 from runs.engine.analysis.leaves import flatten
-from runs.engine.errors import ForkError
-from runs.engine.forking.forks import Fork, make_fork, resolve_fork
 from runs.lib.hashing import canonical_json
 
 if TYPE_CHECKING:
@@ -100,8 +97,6 @@ __all__ = [
     "is_text",
     "judge",
     "leaf_kind",
-    "make_samples",
-    "sample_request",
     "stability",
     "step_keys",
     "verdicts",
@@ -114,37 +109,6 @@ MAX_SAMPLES = 50
 # A leaf a run's step did not have: a value of its own, so "the parent sometimes wrote no
 # sections[3]" and "the fork wrote none" agree. Not valid JSON, so it never equals a leaf.
 _ABSENT = "<absent>"
-
-
-# --------------------------------------------------------------------------- sampling
-
-
-def sample_request(source: Run, k: int, node: str | None = None) -> Fork:
-    """The fork each of ``k`` samples of ``source`` from ``node`` (default: its first step)
-    is — a live, unchanged fork — checked before anything is written or projected."""
-    if not 1 <= k <= MAX_SAMPLES:
-        raise ForkError(f"k must be between 1 and {MAX_SAMPLES}, got {k}")
-    if node is None:
-        first = source.nodes.order_by("sequence_id").values_list("sequence_id", flat=True).first()
-        if first is None:
-            raise ForkError(f"run {source.pk} has no steps to sample")
-        node = str(first)
-    return resolve_fork(source, node, live=True)
-
-
-def make_samples(
-    source: Run, k: int, node: str | None = None, *, request: Fork | None = None
-) -> list[Run]:
-    """``k`` live, unchanged forks of ``source`` from ``node`` (default: its first step),
-    recorded as its samples; queued, not executed. All or nothing: a refusal writes nothing.
-    ``request``: the ``sample_request`` already made (the dashboard projects its cost first)."""
-    from runs.models import Run
-
-    request = request or sample_request(source, k, node)
-    with transaction.atomic():
-        samples = [make_fork(request) for _ in range(k)]
-        Run.objects.mark_samples(source, samples)
-    return samples
 
 
 # --------------------------------------------------------------------------- the rule

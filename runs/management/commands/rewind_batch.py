@@ -5,18 +5,12 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from runs.engine.analysis.batches import (
-    BatchRequest,
-    Selection,
-    batch_result,
-    batch_run_ids,
-    make_batch,
-    plan_batch,
-)
-from runs.engine.analysis.batches.request import parse_set
+from runs.engine.analysis.batches import batch_result, batch_run_ids
 from runs.engine.analysis.batches.results import BatchResult
 from runs.engine.analysis.noise import MAX_SAMPLES
 from runs.engine.errors import RewindError
+from runs.engine.run_sets.batches import make_batch, plan_batch
+from runs.engine.run_sets.requests import BatchRequest, Selection, parse_set
 from runs.management.base import RewindCommand
 from runs.management.batches import BatchExecution
 from runs.management.run_sets import (

@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from runs.engine.analysis.bisect import bisect
+from runs.engine.run_sets.bisect import bisect
 from runs.management.base import RewindCommand
 from runs.management.run_sets import add_output, add_runs, read_runs
 

@@ -7,14 +7,14 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import CommandError, CommandParser
 
-from runs.engine.analysis.batches import Selection, batch_run_ids, make_batch
+from runs.engine.analysis.batches import batch_run_ids
 from runs.engine.analysis.batches.junit import junit_xml
-from runs.engine.analysis.batches.making import Plan, plan_regression
 from runs.engine.analysis.batches.regression import FAIL_ON, RegressionResult, regression_result
-from runs.engine.analysis.batches.request import RegressionRequest
 from runs.engine.analysis.noise import MAX_SAMPLES
 from runs.engine.errors import RewindError
 from runs.engine.execution.runner import LoadedApp
+from runs.engine.run_sets.batches import Plan, make_batch, plan_regression
+from runs.engine.run_sets.requests import RegressionRequest, Selection
 from runs.management.base import RewindCommand
 from runs.management.batches import BatchExecution
 from runs.management.run_sets import (

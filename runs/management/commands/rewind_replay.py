@@ -9,10 +9,10 @@ from django.db import close_old_connections, connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime, parse_duration
 
-from runs.engine.analysis.batches.request import Selection
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.forking.batch_replays import replay_on_workers, replay_source
 from runs.engine.forking.replays import create_replay
+from runs.engine.run_sets.requests import Selection
 from runs.management.base import RewindCommand
 from runs.management.run_sets import (
     add_execution,

@@ -5,8 +5,9 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from runs.engine.analysis.noise import MAX_SAMPLES, make_samples
+from runs.engine.analysis.noise import MAX_SAMPLES
 from runs.engine.forking.forks import find_node
+from runs.engine.run_sets.samples import make_samples
 from runs.management.base import RewindCommand
 from runs.management.batches import BatchExecution
 from runs.management.run_sets import (

@@ -31,9 +31,6 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from runs.engine.analysis.batches import Selection, make_batch
-from runs.engine.analysis.batches.making import plan_regression
-from runs.engine.analysis.batches.request import RegressionRequest
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.apps.versions import app_version
 from runs.engine.errors import ForkError
@@ -42,6 +39,8 @@ from runs.engine.execution.runner import execute_run
 from runs.engine.forking.forks import make_fork
 from runs.engine.forking.replays import create_replay, regression_request
 from runs.engine.providers.simulator import Simulator
+from runs.engine.run_sets.batches import make_batch, plan_regression
+from runs.engine.run_sets.requests import RegressionRequest, Selection
 from runs.models import Batch, Node, Run
 from runs.tests.conftest import closed_port_url
 from runs.tests.helpers import regress_apps as app

@@ -20,14 +20,14 @@ from burr.core.action import action
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from runs.engine.analysis.batches import batch_run_ids, make_batch
+from runs.engine.analysis.batches import batch_run_ids
 from runs.engine.analysis.batches.junit import junit_xml
-from runs.engine.analysis.batches.making import plan_regression
 from runs.engine.analysis.batches.regression import regression_result
-from runs.engine.analysis.batches.request import RegressionRequest, Selection
 from runs.engine.apps import registry
 from runs.engine.execution.new_runs import create_run
 from runs.engine.execution.runner import execute_run
+from runs.engine.run_sets.batches import make_batch, plan_regression
+from runs.engine.run_sets.requests import RegressionRequest, Selection
 from runs.models import Run
 
 NAME = "junit_text_app"

@@ -15,7 +15,8 @@ from django.contrib.staticfiles import finders
 from django.urls import URLPattern
 
 from runs import urls as runs_urls
-from runs.engine.analysis.batches import BatchRequest, Selection, make_batch, plan_batch
+from runs.engine.run_sets.batches import make_batch, plan_batch
+from runs.engine.run_sets.requests import BatchRequest, Selection
 from runs.models import Grid, Run
 from runs.tests.helpers.page_frame import assert_frame, page_of
 

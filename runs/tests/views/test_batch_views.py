@@ -10,8 +10,9 @@ import re
 import pytest
 from django_tasks_db.models import DBTaskResult
 
-from runs.engine.analysis.batches import BatchRequest, Selection, make_batch, plan_batch
 from runs.engine.execution.runner import execute_run
+from runs.engine.run_sets.batches import make_batch, plan_batch
+from runs.engine.run_sets.requests import BatchRequest, Selection
 from runs.models import Batch, ProviderSettings, Run
 from runs.views import batches as batch_views
 

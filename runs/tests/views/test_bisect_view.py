@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from django_tasks_db.models import DBTaskResult
 
-from runs.engine.analysis.bisect import bisect
+from runs.engine.run_sets.bisect import bisect
 from runs.models import Run
 from runs.tests.helpers.bisect_runs import apps, relay_runs  # noqa: F401 — the fixture, shared
 

@@ -10,12 +10,12 @@ import re
 import pytest
 from django_tasks_db.models import DBTaskResult
 
-from runs.engine.analysis.batches import batch_run_ids, make_batch
-from runs.engine.analysis.batches.making import plan_regression
-from runs.engine.analysis.batches.request import RegressionRequest, Selection
+from runs.engine.analysis.batches import batch_run_ids
 from runs.engine.apps import versions
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.execution.runner import execute_run
+from runs.engine.run_sets.batches import make_batch, plan_regression
+from runs.engine.run_sets.requests import RegressionRequest, Selection
 from runs.models import Batch, Node, ProviderSettings, Run
 from runs.tasks import execute_batch_task
 
@@ -109,7 +109,7 @@ def test_over_the_budget_it_is_refused_as_a_whole_re_run(signed_in, regions):
 
 
 def test_code_edited_after_the_server_loaded_it_is_refused(signed_in, regions, monkeypatch):
-    for where in ("runs.views.batches", "runs.engine.analysis.batches.making"):
+    for where in ("runs.views.batches", "runs.engine.run_sets.batches"):
         monkeypatch.setattr(f"{where}.stale_files", lambda name: ["/app/research.py"])
     page = signed_in.get("/pipelines/research/regress/").content.decode()
     assert (

@@ -1,6 +1,6 @@
 """What a regression replay found (``rewind_regress --json``) and whether it fails a CI gate.
 
-A regression replay is a batch (``making.plan_regression``) whose change is the app's code:
+A regression replay is a batch (``run_sets.batches.plan_regression``) whose change is the app's code:
 its per-source rows and its per-outcome rates are ``results.batch_result``'s; this adds what
 only a code change asks — per run the first step whose output differs from the recorded run's
 (``first_divergence``), the steps whose code version changed (``code_changed``, the

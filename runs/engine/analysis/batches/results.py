@@ -193,10 +193,18 @@ class BatchResult:
         }
 
 
+def batch_run_ids(batch: Batch) -> list[int]:
+    """The runs the batch executes, per source: its fork(s), then its samples."""
+    ids: list[int] = []
+    for fork_id, samples in batch.sources.order_by("position").values_list("fork_id", "samples"):
+        if fork_id is not None:
+            ids.append(fork_id)
+        ids.extend(samples)
+    return ids
+
+
 def batch_progress(batch: Batch) -> Progress:
     """Two queries: the batch's run ids, then how many of them have finished."""
-    from runs.engine.analysis.batches.making import batch_run_ids
-
     ids = batch_run_ids(batch)
     done = Run.objects.filter(pk__in=ids, status__in=list(Run.FINISHED)).count() if ids else 0
     return Progress(done, len(ids))

@@ -23,15 +23,11 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from runs.engine.analysis.batches import (
-    BatchRequest,
-    Selection,
-    batch_run_ids,
-    make_batch,
-    plan_batch,
-)
+from runs.engine.analysis.batches import batch_run_ids
 from runs.engine.analysis.batches.suite import build_suite
 from runs.engine.execution.runner import execute_run
+from runs.engine.run_sets.batches import make_batch, plan_batch
+from runs.engine.run_sets.requests import BatchRequest, Selection
 from runs.models import Batch, Run
 from runs.tests.helpers.exported_tests import export_error, fails, fixture_of, rewrite, run_pytest
 

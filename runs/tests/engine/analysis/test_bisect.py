@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import pytest
 
-from runs.engine.analysis.bisect import bisect, replay
 from runs.engine.errors import BisectError
 from runs.engine.execution.new_runs import create_run
+from runs.engine.run_sets.bisect import bisect, replay
 from runs.models import Run
 from runs.tests.helpers import bisect_runs
 from runs.tests.helpers.bisect_runs import completed, relay_runs

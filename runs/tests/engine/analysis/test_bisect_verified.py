@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import pytest
 
-from runs.engine.analysis.bisect import bisect, default_budget, plan_bisect, replay
+from runs.engine.analysis.bisect import default_budget, plan_bisect
 from runs.engine.errors import BisectError
+from runs.engine.run_sets.bisect import bisect, replay
 from runs.models import Run
 from runs.tests.helpers import bisect_runs
 from runs.tests.helpers.bisect_runs import relay_runs

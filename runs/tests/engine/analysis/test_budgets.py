@@ -13,10 +13,10 @@ from django.db import connection
 from django.utils import timezone
 
 from runs.budgets import Budget, BudgetExceeded, Spend, admitted, refusal, spent_today, today
-from runs.engine.analysis.noise import sample_request
 from runs.engine.analysis.projection import Estimate, NewRun, Projection, projected_cost
 from runs.engine.forking.forks import make_fork, preview_fork, resolve_fork
 from runs.engine.forking.replays import replay_request
+from runs.engine.run_sets.samples import sample_request
 from runs.models import Node, ProviderSettings, Run
 
 pytestmark = pytest.mark.django_db

@@ -21,10 +21,10 @@ from runs.engine.analysis.noise import (
     UNCERTAIN,
     WITHIN,
     judge,
-    make_samples,
 )
 from runs.engine.errors import ForkError
 from runs.engine.execution.runner import execute_run
+from runs.engine.run_sets.samples import make_samples
 from runs.models import Run
 from runs.pipelines.research import ORDER
 

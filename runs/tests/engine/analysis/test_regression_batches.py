@@ -21,16 +21,16 @@ from xml.etree import ElementTree
 import pytest
 from django.conf import settings
 
-from runs.engine.analysis.batches import batch_run_ids, make_batch
+from runs.engine.analysis.batches import batch_run_ids
 from runs.engine.analysis.batches.junit import junit_xml
-from runs.engine.analysis.batches.making import plan_regression
 from runs.engine.analysis.batches.regression import regression_result
-from runs.engine.analysis.batches.request import RegressionRequest, Selection
 from runs.engine.analysis.batches.suite import build_suite
 from runs.engine.analysis.batches.wilson import wilson
 from runs.engine.analysis.export.files import write_export
 from runs.engine.apps import registry
 from runs.engine.execution.runner import execute_run
+from runs.engine.run_sets.batches import make_batch, plan_regression
+from runs.engine.run_sets.requests import RegressionRequest, Selection
 from runs.models import Node, Run
 from runs.pipelines import analysis
 from runs.tests.helpers import regressed_research

@@ -14,11 +14,12 @@ import json
 import pytest
 from django.core.management import call_command
 
-from runs.engine.analysis.batches import batch_run_ids, make_batch, making
-from runs.engine.analysis.batches.making import plan_regression
-from runs.engine.analysis.batches.request import RegressionRequest, Selection
+from runs.engine.analysis.batches import batch_run_ids
 from runs.engine.apps import registry, versions
 from runs.engine.execution.runner import LoadedApp, execute_run
+from runs.engine.run_sets import batches as making
+from runs.engine.run_sets.batches import make_batch, plan_regression
+from runs.engine.run_sets.requests import RegressionRequest, Selection
 from runs.management.commands import rewind_regress
 from runs.models import Run
 

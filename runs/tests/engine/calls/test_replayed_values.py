@@ -374,10 +374,10 @@ def test_a_regression_replay_gives_unchanged_lines_their_recorded_values(apps, m
     """A regression run (issue 32) re-executes every step with the code as it is now: a line
     that reads the clock and a fresh id gets what it read when recorded, so the prompt that
     embeds them is unchanged and answered from the cache — with the provider gone."""
-    from runs.engine.analysis.batches import batch_run_ids, make_batch
-    from runs.engine.analysis.batches.making import plan_regression
+    from runs.engine.analysis.batches import batch_run_ids
     from runs.engine.analysis.batches.regression import regression_result
-    from runs.engine.analysis.batches.request import RegressionRequest, Selection
+    from runs.engine.run_sets.batches import make_batch, plan_regression
+    from runs.engine.run_sets.requests import RegressionRequest, Selection
 
     provider = LoopbackProvider()
     with provider.serve() as url:

@@ -31,13 +31,13 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from runs.engine.analysis.batches import batch_run_ids, make_batch
-from runs.engine.analysis.batches.making import plan_regression
+from runs.engine.analysis.batches import batch_run_ids
 from runs.engine.analysis.batches.regression import regression_result
-from runs.engine.analysis.batches.request import RegressionRequest, Selection
 from runs.engine.apps import registry, versions
-from runs.engine.run_sets.fresh import execute_in_fresh_process
 from runs.engine.execution.new_runs import create_run
+from runs.engine.run_sets.batches import make_batch, plan_regression
+from runs.engine.run_sets.fresh import execute_in_fresh_process
+from runs.engine.run_sets.requests import RegressionRequest, Selection
 from runs.models import Batch, Node, Run
 from runs.tasks import enqueue_run
 from runs.tests.conftest import PROJECT_ROOT, wait_for

@@ -17,10 +17,11 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from runs.engine.analysis.batches import BatchRequest, Selection, make_batch, plan_batch
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.batch_replays import replay_source
 from runs.engine.retention import PruneRequest, plan_prune, prune
+from runs.engine.run_sets.batches import make_batch, plan_batch
+from runs.engine.run_sets.requests import BatchRequest, Selection
 from runs.models import (
     Batch,
     Blob,

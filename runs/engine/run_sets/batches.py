@@ -1,4 +1,6 @@
-"""Making a batch: every fork and sample resolved first, then written together, queued."""
+"""A batch (a counterfactual's or a regression replay's) planned and made: every fork and sample
+resolved first (``plan_batch``, ``plan_regression``), then written together, queued
+(``make_batch``). Executed by ``execution.execute``; read by ``analysis.batches``."""
 
 from __future__ import annotations
 
@@ -6,8 +8,6 @@ from dataclasses import dataclass, field, replace
 
 from django.db import transaction
 
-from runs.engine.analysis.batches.request import BatchRequest, RegressionRequest, select_sources
-from runs.engine.analysis.noise import make_samples, sample_request
 from runs.engine.apps.burr import BurrApp
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.apps.specs import Pipeline
@@ -15,6 +15,8 @@ from runs.engine.apps.versions import AppVersion, app_version, stale_files
 from runs.engine.errors import ForkError, RewindError
 from runs.engine.forking.forks import Fork, make_fork, resolve_fork
 from runs.engine.forking.replays import regression_request
+from runs.engine.run_sets.requests import BatchRequest, RegressionRequest, select_sources
+from runs.engine.run_sets.samples import make_samples, sample_request
 from runs.models import Batch, BatchSource, Run
 
 
@@ -121,9 +123,10 @@ def plan_regression(request: RegressionRequest) -> Plan:
 
 
 def make_batch(plan: Plan, created_by: object = None) -> Batch:
-    """Write the batch (a regression replay's too: ``plan.code``): its queued forks (ordinary forks, ``make_fork``), its samples
-    (``make_samples``) and one row per source and value — all in one transaction, so a batch
-    never lacks a row. Nothing is executed or enqueued here."""
+    """Write the batch (a regression replay's too: ``plan.code``): its queued forks (ordinary
+    forks, ``make_fork``), its samples (``make_samples``) and one row per source and value —
+    all in one transaction, so a batch never lacks a row. Nothing is executed or enqueued
+    here (the runs it executes: ``analysis.batches.batch_run_ids``)."""
     request = plan.request
     with transaction.atomic():
         code = plan.code
@@ -160,13 +163,3 @@ def make_batch(plan: Plan, created_by: object = None) -> Batch:
             )
         BatchSource.objects.bulk_create(rows)
     return batch
-
-
-def batch_run_ids(batch: Batch) -> list[int]:
-    """The runs the batch executes, per source: its fork(s), then its samples."""
-    ids: list[int] = []
-    for fork_id, samples in batch.sources.order_by("position").values_list("fork_id", "samples"):
-        if fork_id is not None:
-            ids.append(fork_id)
-        ids.extend(samples)
-    return ids

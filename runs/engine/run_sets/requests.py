@@ -1,4 +1,6 @@
-"""What a batch is asked to do, parsed once at the edge (a command's options, a form)."""
+"""What a set of runs is asked, parsed once at the edge (a command's options, a form): which
+source runs (``Selection``, ``select_sources``, ``parse_where``) and, for a batch, the change
+(``BatchRequest``, ``parse_set``) or the regression replay (``RegressionRequest``)."""
 
 from __future__ import annotations
 
