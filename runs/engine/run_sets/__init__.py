@@ -6,4 +6,14 @@ through one path.
                  on N queue workers started for the set, or enqueued (a regression batch as
                  one task whose worker starts a fresh interpreter) — and ``Executed``, what
                  happened to every run
+- ``requests``   what a set is asked, parsed once at the edge: ``Selection`` (``--runs`` or a
+                 pipeline narrowed by ``--where``; ``select_sources``), ``BatchRequest``,
+                 ``RegressionRequest``, ``parse_where``, ``parse_set``
+- ``batches``    ``plan_batch`` / ``plan_regression`` (every fork and sample resolved before
+                 anything is written) and ``make_batch`` (forks, samples and rows in one
+                 transaction); read back by ``analysis.batches``
+- ``samples``    ``sample_request``, ``make_samples``: a run's stability samples (judged by
+                 ``analysis.noise``)
+- ``bisect``     the probes of a bisect planned by ``analysis.bisect``: ``Prober``, the search
+                 within a budget (``run_search``), ``bisect`` and ``replay`` (existing forks only)
 """
