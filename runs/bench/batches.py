@@ -21,8 +21,8 @@ from typing import Any
 from django.db import connection
 
 from runs.engine.analysis.batches.results import batch_result, batch_run_ids
-from runs.engine.forking.batch_replays import replay_on_workers
 from runs.engine.run_sets.batches import make_batch, plan_batch
+from runs.engine.run_sets.replays import replay_on_workers
 from runs.engine.run_sets.requests import BatchRequest, Selection
 from runs.models import Run
 
@@ -176,7 +176,7 @@ def batch_figure(repeat: int, replays: int = 200) -> dict[str, Any]:
 
     def batch(workers: int) -> tuple[float, float]:
         outcome = replay_on_workers(sources, workers, quiet=True, judge=False)
-        bad = [r for r in outcome.results if r["verdict"] != "identical"]
+        bad = [r for r in outcome.results if not r.identical]
         if bad or len(outcome.results) != replays:
             raise RuntimeError(f"bench: a batch replay was not identical: {bad[:1]}")
         return replays / outcome.work_s, outcome.startup_s

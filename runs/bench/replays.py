@@ -291,19 +291,19 @@ def whole_replay_figures(source: Run, repeat: int) -> list[dict]:
     the same steps' actions (``bare_burr_app_seconds``), and the statements and commits it
     takes: what a person's "replay this run" costs beside what Burr alone would."""
     from runs.engine.execution.runner import execute_run
-    from runs.engine.forking.replays import create_replay, replay_verdict
+    from runs.engine.forking.replays import ReplayVerdict, create_replay, replay_verdict
 
-    def whole() -> dict:
+    def whole() -> ReplayVerdict:
         return replay_verdict(source, execute_run(create_replay(source).pk))
 
     verdict = whole()
-    if verdict["verdict"] != "identical":
-        raise RuntimeError(f"the replay of run {source.pk} is {verdict['verdict']}: {verdict}")
+    if not verdict.identical:
+        raise RuntimeError(f"the replay of run {source.pk} is {verdict.verdict}: {verdict}")
     seconds, _ = best_time(whole, repeat)
     with Statements() as sent:
         whole()
     split = _where_the_time_goes(whole, repeat)
-    steps = verdict["nodes"]
+    steps = verdict.nodes
     name = f"whole cached replay of the demo's {steps}-step run (create, execute, verdict)"
     figures = [
         figure(

@@ -23,10 +23,10 @@ from runs.engine.apps.versions import app_version, stale_files
 from runs.engine.errors import PipelineError, RewindError
 from runs.engine.forking.overrides import current_fields
 from runs.engine.run_sets.batches import Plan, make_batch, plan_batch, plan_regression
+from runs.engine.run_sets.execution import Execution, execute
 from runs.engine.run_sets.requests import BatchRequest, RegressionRequest, Selection
 from runs.forms import BatchForm, PageForm, RegressionForm, field_text
 from runs.models import Batch, Node, Run
-from runs.tasks import enqueue_batch, enqueue_run
 from runs.views.common import create_or_refuse, get_batch, get_node, get_run, navigate
 
 BATCHES_PER_PAGE = 25
@@ -183,9 +183,6 @@ def _admit_and_queue(request: HttpRequest, plan: Plan, noun: str) -> Batch:
         runs = Run.objects.in_bulk(ids)
         made = [runs[pk] for pk in ids]
         admission.record(*made)
-        if batch.is_regression:
-            enqueue_batch(batch)  # on commit
-        else:
-            for queued in made:
-                enqueue_run(queued)  # on commit
+        # On commit: a regression batch as one task, any other batch a task per run.
+        execute([run.pk for run in made], Execution(enqueue=True), batch=batch)
     return batch

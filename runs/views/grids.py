@@ -28,10 +28,10 @@ from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError, RewindError
 from runs.engine.forking.grids import GridError, make_grid, resolve_grid
 from runs.engine.forking.overrides import current_fields
+from runs.engine.run_sets.execution import Execution, execute
 from runs.forms import GridForm, GridListForm, GridViewForm, field_text
 from runs.models import Grid, Node, Run
 from runs.pages.grids import build_matrix, leaf_paths, load_grid
-from runs.tasks import enqueue_run
 from runs.views.common import create_or_refuse, get_node, get_run, navigate
 
 GRIDS_PER_PAGE = 25
@@ -108,8 +108,7 @@ def grid_new(request: HttpRequest, run_id: int, sequence_id: int) -> HttpRespons
     if request.method == "POST":
         grid, status = create_or_refuse(form, lambda: _make_grid(request, run, node, form))
         if grid is not None:
-            for row in grid.rows.select_related("run"):
-                enqueue_run(row.run)
+            execute(list(grid.rows.values_list("run_id", flat=True)), Execution(enqueue=True))
             return navigate(request, reverse("grid-detail", args=[grid.pk]))
         chosen = form.data.get("field", chosen)
     context = {

@@ -22,12 +22,12 @@ from runs.engine.analysis.noise import (
     stability,
 )
 from runs.engine.analysis.projection import projected_cost
+from runs.engine.run_sets.execution import Execution, execute
 from runs.engine.run_sets.samples import make_samples, sample_request
 from runs.forms import SampleForm
 from runs.forms.stability import DEFAULT_SAMPLES
 from runs.models import Node, Run
 from runs.pages.grids import hash_colour
-from runs.tasks import enqueue_run
 from runs.views.common import create_or_refuse, get_run, navigate
 
 # Histogram geometry (SVG user units = px): one bar per distinct hash.
@@ -136,8 +136,7 @@ def run_stability(request: HttpRequest, run_id: int) -> HttpResponse:
         form = SampleForm(nodes, request.POST)
         samples, status = create_or_refuse(form, lambda: _make_samples(request, run, form))
         if samples is not None:
-            for sample in samples:
-                enqueue_run(sample)
+            execute([sample.pk for sample in samples], Execution(enqueue=True))
             # Back to the page with the form as it was sent (k and the step kept).
             chosen = urlencode({"k": form.cleaned_data["k"], "node": form.cleaned_data["node"]})
             return navigate(request, f"{reverse('run-stability', args=[run.pk])}?{chosen}")

@@ -8,9 +8,9 @@
 - ``crossing``    ``Crossed``: two fields of one step, a fork of a fork (a crossed grid's cell)
 - ``grids``       ``resolve_grid`` / ``make_grid``: a what-if grid's forks, checked then written
 - ``replays``     ``create_replay`` (``replay_request``: the fork, unwritten), ``replay_verdict``
-- ``batch_replays`` ``rewind_replay``'s batches of unchanged replays, here or on N queue
-                  workers (not to be confused with batch counterfactuals: ``analysis.batches``)
+                  (a ``ReplayVerdict``); batches of replays are a set of runs:
+                  ``run_sets.replays``
 
 May import: ``execution``, ``apps``, ``calls``, ``errors``, ``runs.models``, ``runs.lib.hashing``;
-``replays`` and ``batch_replays`` read ``analysis.diff`` for a verdict.
+``replays`` reads ``analysis.diff`` for a verdict.
 """

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from runs.engine.apps.burr import BurrApp
@@ -68,7 +68,40 @@ def regression_request(
     return replace(fork, regression_code=code)
 
 
-def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ReplayVerdict:
+    """What an unchanged replay of ``run`` proved (``replay_verdict``): ``verdict`` is
+    ``identical``, ``diverged``, ``not-hermetic`` or ``failed``; ``as_json()`` is the
+    ``rewind_replay --json`` entry, its keys in this order."""
+
+    run: int
+    replay: int | None
+    verdict: str = "failed"
+    first_divergence: dict[str, Any] | None = None
+    nodes: int = 0
+    total_tokens: int = 0
+    live_nodes: list[str] = field(default_factory=list)
+    trajectory_equal: bool = False
+    artifact_equal: bool = False
+    error: str | None = None
+    nondeterministic: list[dict[str, Any]] = field(default_factory=list)
+    code_changed: list[dict[str, Any]] = field(default_factory=list)
+    escaped: list[dict[str, str]] = field(default_factory=list)
+
+    @classmethod
+    def failed(cls, run: int, replay: int | None, error: str) -> ReplayVerdict:
+        """A replay no verdict could be given for (its worker died; it was never made)."""
+        return cls(run=run, replay=replay, error=error)
+
+    @property
+    def identical(self) -> bool:
+        return self.verdict == "identical"
+
+    def as_json(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def replay_verdict(source: Run, replay: Run) -> ReplayVerdict:
     """``identical`` only if every hash, the artifact and the trajectory match at 0 tokens
     and nothing escaped the capture (``not-hermetic`` when something did: ``escaped``).
     ``code_changed`` names the steps the replay ran with another version of their action's
@@ -101,22 +134,19 @@ def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
         why = step_changes(was_version, was_parts, version, parts)
         if why:
             code_changed.append({"node": name, "sequence_id": sequence_id, "why": why})
-    result = {
-        "run": source.pk,
-        "replay": replay.pk,
-        "verdict": "failed",
-        "first_divergence": None,
-        "nodes": len(executed),
-        "total_tokens": tokens,
-        "live_nodes": live,
-        "trajectory_equal": bool(source.trajectory_sha256)
+    result = ReplayVerdict(
+        run=source.pk,
+        replay=replay.pk,
+        nodes=len(executed),
+        total_tokens=tokens,
+        live_nodes=live,
+        trajectory_equal=bool(source.trajectory_sha256)
         and source.trajectory_sha256 == replay.trajectory_sha256,
-        "artifact_equal": source.artifact_sha256 == replay.artifact_sha256,
-        "error": replay.error or None,
-        "nondeterministic": [],
-        "code_changed": code_changed,
-        "escaped": escaped(replay),
-    }
+        artifact_equal=source.artifact_sha256 == replay.artifact_sha256,
+        error=replay.error or None,
+        code_changed=code_changed,
+        escaped=escaped(replay),
+    )
     if replay.status != Run.Status.COMPLETED:
         return result
     same = [(name, sha) for name, sha, *_ in steps[source.pk]] == [
@@ -126,13 +156,16 @@ def replay_verdict(source: Run, replay: Run) -> dict[str, Any]:
         from runs.engine.analysis.diff import diff_runs  # diff reads files: only when needed
 
         diff = diff_runs(source, replay)
-        result["first_divergence"] = diff.first_divergence
-        result["nondeterministic"] = diff.nondeterministic
-    identical = result["trajectory_equal"] and result["artifact_equal"] and tokens == 0 and not live
-    result["verdict"] = "identical" if identical else "diverged"
-    if result["escaped"]:  # it reached what it did not record: its sameness proves nothing
-        result["verdict"] = "not-hermetic"
-    return result
+        result = replace(
+            result,
+            first_divergence=diff.first_divergence,
+            nondeterministic=diff.nondeterministic,
+        )
+    identical = result.trajectory_equal and result.artifact_equal and tokens == 0 and not live
+    verdict = "identical" if identical else "diverged"
+    if result.escaped:  # it reached what it did not record: its sameness proves nothing
+        verdict = "not-hermetic"
+    return replace(result, verdict=verdict)
 
 
 def escaped(replay: Run) -> list[dict[str, str]]:

@@ -16,4 +16,7 @@ through one path.
                  ``analysis.noise``)
 - ``bisect``     the probes of a bisect planned by ``analysis.bisect``: ``Prober``, the search
                  within a budget (``run_search``), ``bisect`` and ``replay`` (existing forks only)
+- ``replays``    rewind_replay's batches of unchanged replays (``replay_source``,
+                 ``replay_here``, ``replay_on_workers``): each judged as it finishes, a
+                 ``forking.replays.ReplayVerdict``
 """

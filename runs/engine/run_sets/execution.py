@@ -118,7 +118,7 @@ def _here(ids: list[int], app: LoadedApp | None, on_done: OnDone | None) -> Exec
         except KeyboardInterrupt:
             rest = [p for p in ids[index:] if p not in executed.done]
             executed.withdrawn = Run.objects.withdraw(
-                rest, "withdrawn: the set of runs was interrupted (Ctrl-C)"
+                rest, "withdrawn: the batch was interrupted (Ctrl-C)"
             )
             executed.interrupted = True
             return executed
@@ -150,6 +150,7 @@ def _enqueue(ids: list[int], batch: Batch | None) -> Executed:
     if batch is not None and batch.is_regression:
         enqueue_batch(batch)  # one task: a fresh interpreter for the batch
     else:
-        for run in Run.objects.filter(pk__in=ids).order_by("pk"):
-            enqueue_run(run)
+        runs = Run.objects.in_bulk(ids)
+        for pk in ids:  # in the order given
+            enqueue_run(runs[pk])
     return Executed(queued=list(ids))

@@ -70,7 +70,7 @@ class Command(BatchExecution, RewindCommand):
         except (CommandError, RewindError) as exc:  # nothing written: a request not askable
             raise bad_input(str(exc)) from None
         batch = make_batch(plan)
-        interrupted = self.execute_batch(batch_run_ids(batch), options)
+        interrupted = self.execute_batch(batch_run_ids(batch), options, batch=batch)
         result = batch_result(batch)
         if options["json"]:
             self.print_json(result.as_json())

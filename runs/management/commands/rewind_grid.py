@@ -5,8 +5,9 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from runs.engine.analysis.diff import diff_runs
-from runs.engine.execution.runner import execute_run
+from runs.engine.errors import RewindError
 from runs.engine.forking.grids import make_grid, resolve_grid
+from runs.engine.run_sets.execution import execute
 from runs.management.base import RewindCommand
 from runs.management.run_sets import add_output, add_runs, read_runs
 from runs.models import Grid, Run
@@ -57,8 +58,13 @@ class Command(RewindCommand):
             source, options["node"], options["field"], values, options["cross_field"], crossing
         )
         grid, made = make_grid(plan)
-        # Executed one by one, each value's fork before the forks of it.
-        finished = {run.pk: execute_run(run.pk, on_step=None) for run in made}
+        # Executed here one by one, in order: each value's fork before the forks of it.
+        executed = execute([run.pk for run in made])
+        if executed.interrupted:
+            raise KeyboardInterrupt  # the forks not started are withdrawn (cancelled)
+        for why in executed.lost.values():
+            raise RewindError(why)
+        finished = executed.done
         rows, nodes_by_run = load_grid(grid)
         matrix = build_matrix(grid, rows, nodes_by_run, None)
         steps = [

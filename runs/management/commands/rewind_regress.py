@@ -27,7 +27,6 @@ from runs.management.run_sets import (
     read_where,
 )
 from runs.models import Batch
-from runs.tasks import enqueue_batch
 
 BAD_INPUT = 2  # the exit status of a request that cannot be asked (1: the gate failed)
 
@@ -106,13 +105,8 @@ class Command(BatchExecution, RewindCommand):
         (``run_sets.fresh``: a worker up since before an edit never runs the old code as the
         new). Else in this process — it imported the code just now — with the app looked up and
         its version checked once (``plan``), or on ``--workers`` started now. True: Ctrl-C."""
-        if options["enqueue"]:
-            enqueue_batch(batch)
-            return False
-        ids = batch_run_ids(batch)
-        if options["workers"] is not None:
-            return self.execute_batch(ids, options)
-        return self.execute_here(ids, app=LoadedApp(plan.pipeline, plan.app, batch.code_version))
+        app = LoadedApp(plan.pipeline, plan.app, batch.code_version)  # used here only
+        return self.execute_batch(batch_run_ids(batch), options, app=app, batch=batch)
 
     def request(self, options: dict[str, Any]) -> RegressionRequest:
         runs = tuple(self.get_run(value).pk for value in read_runs(options))

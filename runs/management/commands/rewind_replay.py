@@ -1,17 +1,16 @@
 from __future__ import annotations
 
-import os
 from datetime import timedelta
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
-from django.db import close_old_connections, connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime, parse_duration
 
 from runs.engine.apps.registry import get_pipeline
-from runs.engine.forking.batch_replays import replay_on_workers, replay_source
-from runs.engine.forking.replays import create_replay
+from runs.engine.forking.replays import ReplayVerdict, create_replay
+from runs.engine.run_sets.execution import Execution, execute
+from runs.engine.run_sets.replays import replay_here, replay_on_workers, replay_source
 from runs.engine.run_sets.requests import Selection
 from runs.management.base import RewindCommand
 from runs.management.run_sets import (
@@ -25,7 +24,6 @@ from runs.management.run_sets import (
     read_where,
 )
 from runs.models import Run
-from runs.tasks import enqueue_run
 
 
 def parse_since(value: str):
@@ -107,7 +105,7 @@ class Command(RewindCommand):
             raise CommandError(f"only completed runs can be replayed; not completed: {not_done}")
         return runs
 
-    def replay_one(self, run: Run) -> dict[str, Any]:
+    def replay_one(self, run: Run) -> ReplayVerdict:
         """Replay one run to the end and judge it, in this process (``--workers 1``)."""
         return replay_source(run, allow_network=self.allow_network)
 
@@ -124,13 +122,17 @@ class Command(RewindCommand):
         results, interrupted = self.replay_all(runs, workers)
         if options["json"]:
             self.print_json(
-                {"results": results, "interrupted": interrupted, "requested": len(runs)}
+                {
+                    "results": [r.as_json() for r in results],
+                    "interrupted": interrupted,
+                    "requested": len(runs),
+                }
             )
         else:
             self.print_table(results)
             if interrupted:
                 self.stdout.write(f"interrupted: {len(results)} of {len(runs)} replayed")
-        bad = [r for r in results if r["verdict"] != "identical"]
+        bad = [r for r in results if not r.identical]
         if bad or interrupted:
             raise CommandError(
                 f"{len(bad)} of {len(results)} replay(s) not identical (diverged, failed or not hermetic)"
@@ -138,38 +140,39 @@ class Command(RewindCommand):
             )
 
     def enqueue(self, runs: list[Run], as_json: bool) -> None:
-        queued = []
-        for run in runs:
-            replay = create_replay(run, allow_network=self.allow_network)
-            enqueue_run(replay)
-            queued.append({"run": run.pk, "replay": replay.pk, "status": replay.status})
+        replays = [create_replay(run, allow_network=self.allow_network) for run in runs]
+        execute([replay.pk for replay in replays], Execution(enqueue=True))
+        queued = [
+            {"run": run.pk, "replay": replay.pk, "status": replay.status}
+            for run, replay in zip(runs, replays, strict=True)
+        ]
         if as_json:
             self.print_json({"queued": queued})
         else:
             for item in queued:
                 self.stdout.write(f"run {item['run']}: replay {item['replay']} queued")
 
-    def replay_all(self, runs: list[Run], workers: int | None) -> tuple[list[dict[str, Any]], bool]:
+    def replay_all(self, runs: list[Run], workers: int | None) -> tuple[list[ReplayVerdict], bool]:
         """Replay ``runs``: here one after the other, or on ``workers`` queue workers
-        (``runs.engine.forking.batch_replays.replay_on_workers``). Ctrl-C stops taking new ones, lets
-        the ones in hand finish, and reports what finished."""
-        results: list[dict[str, Any]] = []
+        (``runs.engine.run_sets.replays``). Ctrl-C stops taking new ones, lets the ones in hand
+        finish, and reports what finished."""
+        results: list[ReplayVerdict] = []
         tty = self.stderr.isatty()
 
-        def done(result: dict[str, Any], pid: int | None) -> None:
+        def done(result: ReplayVerdict, pid: int | None) -> None:
             results.append(result)
             if tty:
                 filled = int(24 * len(results) / len(runs))
                 self.stderr.write(
                     f"\r[{'#' * filled}{'.' * (24 - filled)}] {len(results)}/{len(runs)} "
-                    f"run {result['run']}: {result['verdict']}   ",
+                    f"run {result.run}: {result.verdict}   ",
                     ending="",
                 )
                 self.stderr.flush()
             elif self.verbosity >= 2:
                 where = f"worker pid {pid}" if pid is not None else "no worker of this batch"
                 self.stderr.write(
-                    f"run {result['run']}: replay {result['replay']} {result['verdict']} ({where})"
+                    f"run {result.run}: replay {result.replay} {result.verdict} ({where})"
                 )
 
         if workers is not None:
@@ -183,46 +186,37 @@ class Command(RewindCommand):
             if tty:
                 self.stderr.write("")
             return outcome.results, outcome.interrupted
-        interrupted = False
-        try:
-            for run in runs:
-                done(self.replay_one(run), os.getpid())
-                if not connection.in_atomic_block:  # a long batch: drop stale connections
-                    close_old_connections()
-        except KeyboardInterrupt:
-            interrupted = True
+        outcome = replay_here(runs, self.replay_one, on_result=done)
         if tty and runs:
             self.stderr.write("")
-        return results, interrupted
+        return outcome.results, outcome.interrupted
 
-    def print_table(self, results: list[dict[str, Any]]) -> None:
+    def print_table(self, results: list[ReplayVerdict]) -> None:
         self.stdout.write(
             f"{'run':>6} {'replay':>7}  {'verdict':<10} {'tokens':>6}  first divergence"
         )
         for r in results:
-            first = r["first_divergence"]
-            where = (
-                f"{first['node']} (step {first['sequence_id']})" if first else (r["error"] or "-")
-            )
-            replay = "-" if r["replay"] is None else r["replay"]
+            first = r.first_divergence
+            where = f"{first['node']} (step {first['sequence_id']})" if first else (r.error or "-")
+            replay = "-" if r.replay is None else r.replay
             self.stdout.write(
-                f"{r['run']:>6} {replay:>7}  {r['verdict']:<10} {r['total_tokens']:>6}  {where}"
+                f"{r.run:>6} {replay:>7}  {r.verdict:<10} {r.total_tokens:>6}  {where}"
             )
-            for escape in r.get("escaped") or []:
+            for escape in r.escaped:
                 self.stdout.write(
                     f"{'':>16}not hermetic: {escape['node']} reached {escape['endpoint']} outside "
                     f"capture (from {escape['line']}), so its sameness proves nothing"
                 )
-            for step in r.get("code_changed") or []:
+            for step in r.code_changed:
                 self.stdout.write(
                     f"{'':>16}code changed: {step['node']} (step {step['sequence_id']}) ran "
                     "another version of its action's source than the run replayed"
                 )
-            for step in r.get("nondeterministic") or []:
+            for step in r.nondeterministic:
                 self.stdout.write(
                     f"{'':>16}non-deterministic code: {step['node']} (step {step['sequence_id']}) "
                     f"wrote different {', '.join(step['keys'])} from the same inputs, every call "
                     "answered from the cache"
                 )
-        same = sum(r["verdict"] == "identical" for r in results)
+        same = sum(r.identical for r in results)
         self.stdout.write(f"{same}/{len(results)} identical")

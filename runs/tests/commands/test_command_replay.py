@@ -95,6 +95,51 @@ def test_json_gives_a_verdict_per_run(research_run, fork_of):
         assert replay.status == Run.Status.COMPLETED
 
 
+REPLAY_KEYS = [
+    "run",
+    "replay",
+    "verdict",
+    "first_divergence",
+    "nodes",
+    "total_tokens",
+    "live_nodes",
+    "trajectory_equal",
+    "artifact_equal",
+    "error",
+    "nondeterministic",
+    "code_changed",
+    "escaped",
+]
+
+
+def test_json_keeps_its_keys_in_their_order_for_a_verdict_and_a_failed_replay(research_run):
+    """The contract of ``--json``: every result's keys, in this order, whether a verdict was
+    given (``ReplayVerdict.as_json``) or not (``ReplayVerdict.failed``)."""
+    from runs.engine.forking.replays import ReplayVerdict
+
+    out = rewind_replay(str(research_run.pk), "--json")
+    assert list(json.loads(out)) == ["results", "interrupted", "requested"]
+    (result,) = json.loads(out)["results"]
+    assert list(result) == REPLAY_KEYS
+    failed = ReplayVerdict.failed(research_run.pk, None, "its worker died twice").as_json()
+    assert list(failed) == REPLAY_KEYS
+    assert failed == {
+        "run": research_run.pk,
+        "replay": None,
+        "verdict": "failed",
+        "first_divergence": None,
+        "nodes": 0,
+        "total_tokens": 0,
+        "live_nodes": [],
+        "trajectory_equal": False,
+        "artifact_equal": False,
+        "error": "its worker died twice",
+        "nondeterministic": [],
+        "code_changed": [],
+        "escaped": [],
+    }
+
+
 def test_a_fork_is_replayed_under_its_own_override(fork_of):
     data = results(rewind_replay(str(fork_of.pk), "--json"))
 

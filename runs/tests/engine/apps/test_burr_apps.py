@@ -155,10 +155,10 @@ def test_unchanged_replay_with_provider_stopped_is_identical_at_zero_tokens(chat
 
     again, verdict = replay(parent)
 
-    assert verdict["verdict"] == "identical", verdict
-    assert verdict["total_tokens"] == 0
-    assert verdict["live_nodes"] == []
-    assert verdict["nondeterministic"] == []
+    assert verdict.verdict == "identical", verdict
+    assert verdict.total_tokens == 0
+    assert verdict.live_nodes == []
+    assert verdict.nondeterministic == []
     assert again.status == Run.Status.COMPLETED
     assert again.trajectory_sha256 == parent.trajectory_sha256
     assert names(again) == names(parent)
@@ -180,8 +180,8 @@ def test_replay_against_a_closed_port_also_needs_no_provider(chat, provider, mon
 
     again, verdict = replay(parent)
 
-    assert verdict["verdict"] == "identical", verdict
-    assert verdict["total_tokens"] == 0
+    assert verdict.verdict == "identical", verdict
+    assert verdict.total_tokens == 0
 
 
 # --- 3. a writes. override that flips the conditional branch ---------------------------------
@@ -355,8 +355,8 @@ def test_async_streaming_app_runs_and_replays_the_same_stream(provider, monkeypa
     monkeypatch.setenv("OPENAI_BASE_URL", closed_port_url())
     again, verdict = replay(parent)
 
-    assert verdict["verdict"] == "identical", verdict
-    assert verdict["total_tokens"] == 0
+    assert verdict.verdict == "identical", verdict
+    assert verdict.total_tokens == 0
     replayed = step(again, "answer_question")
     assert replayed.cache_source == Node.CacheSource.CACHE
     assert replayed.cache_entries == answer.cache_entries  # the same stored chunks
@@ -380,7 +380,7 @@ def test_async_app_http_call_that_is_not_an_llm_is_a_cached_tool_call(provider):
     provider.stop()
     again, verdict = replay(parent)
 
-    assert verdict["verdict"] == "identical", verdict
+    assert verdict.verdict == "identical", verdict
     assert step(again, "list_models").cache_source == Node.CacheSource.TOOL_CACHE
 
 
@@ -394,10 +394,10 @@ def test_a_nondeterministic_action_is_named_with_its_keys(apps):
 
     again, verdict = replay(parent)
 
-    assert verdict["verdict"] == "diverged"
-    assert verdict["total_tokens"] == 0
-    assert verdict["first_divergence"]["node"] == "stamp"
-    named = {entry["node"]: entry for entry in verdict["nondeterministic"]}
+    assert verdict.verdict == "diverged"
+    assert verdict.total_tokens == 0
+    assert verdict.first_divergence["node"] == "stamp"
+    named = {entry["node"]: entry for entry in verdict.nondeterministic}
     assert set(named) == {"stamp"}  # add_up and summarise are deterministic; receipt only
     assert named["stamp"]["keys"] == ["nonce", "stamped_at"]  # read what stamp wrote
     assert named["stamp"]["sequence_id"] == 1
@@ -662,8 +662,8 @@ def test_email_assistant_runs_over_turns_and_replays_without_provider(email_run,
     provider.stop()
     again, verdict = replay(parent)
 
-    assert verdict["verdict"] == "identical", verdict
-    assert verdict["total_tokens"] == 0
+    assert verdict.verdict == "identical", verdict
+    assert verdict.total_tokens == 0
     assert step(again, "clarify_instructions").inputs == step(parent, "clarify_instructions").inputs
 
 
@@ -716,8 +716,8 @@ def test_forks_with_each_kind_of_override_replay_identically_without_provider(ch
 
     for child in forks:
         again, verdict = replay(child)
-        assert verdict["verdict"] == "identical", (child.override, verdict)
-        assert verdict["total_tokens"] == 0
+        assert verdict.verdict == "identical", (child.override, verdict)
+        assert verdict.total_tokens == 0
         assert again.override == child.override  # the replay carries the fork's one change
         assert names(again) == names(child)
 
@@ -780,8 +780,8 @@ def test_async_app_fork_flips_the_branch_and_replays(provider):
     provider.stop()
     for source in (parent, child):
         again, verdict = replay(source)
-        assert verdict["verdict"] == "identical", verdict
-        assert verdict["total_tokens"] == 0
+        assert verdict.verdict == "identical", verdict
+        assert verdict.total_tokens == 0
 
 
 def test_rewind_fork_sets_a_generic_field_from_the_command_line(chat):

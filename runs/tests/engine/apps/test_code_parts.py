@@ -287,8 +287,8 @@ def test_an_unchanged_replay_of_several_instances_of_one_class_reports_no_code_c
     reimport()  # imported again, not edited
     replay = execute_run(create_replay(source).pk)
     verdict = replay_verdict(source, replay)
-    assert verdict["verdict"] == "identical", verdict
-    assert verdict["code_changed"] == []
+    assert verdict.verdict == "identical", verdict
+    assert verdict.code_changed == []
     assert not replay.nodes.filter(code_changed=True).exists()
     parts = dict(replay.nodes.values_list("name", "code_parts"))
     assert parts["back"]["instance:weight"] != parts["back_again"]["instance:weight"]
@@ -301,10 +301,10 @@ def test_a_bind_edit_is_named_in_the_replays_code_changed(registered):
     replay = execute_run(create_replay(source).pk)
     verdict = replay_verdict(source, replay)
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert verdict["code_changed"] == [
+    assert verdict.code_changed == [
         {"node": "shout", "sequence_id": 0, "why": ["bound value retries changed"]}
     ]
-    assert verdict["nondeterministic"] == []
+    assert verdict.nondeterministic == []
     assert replay.nodes.get(name="shout").code_changed is True
     assert replay.nodes.get(name="measure").code_changed is False
 
@@ -315,6 +315,6 @@ def test_a_helper_edit_is_named_in_the_replays_code_changed(registered):
     reimport()
     replay = execute_run(create_replay(source).pk)
     verdict = replay_verdict(source, replay)
-    assert verdict["code_changed"] == [
+    assert verdict.code_changed == [
         {"node": "shout", "sequence_id": 0, "why": [f"{DEEP}.py changed"]}
     ]

@@ -356,10 +356,10 @@ def test_unchanged_replay_with_both_services_stopped_is_identical_at_zero_tokens
 
     again, verdict = replay(parent)
 
-    assert verdict["verdict"] == "identical", verdict
-    assert verdict["total_tokens"] == 0
-    assert verdict["live_nodes"] == []
-    assert verdict["nondeterministic"] == []
+    assert verdict.verdict == "identical", verdict
+    assert verdict.total_tokens == 0
+    assert verdict.live_nodes == []
+    assert verdict.nondeterministic == []
     completed(again)
     assert again.trajectory_sha256 == parent.trajectory_sha256
     assert names(again) == STEPS
@@ -431,7 +431,7 @@ def test_fork_at_web_research_with_another_query_searches_live(researched, servi
     services.stop()
     searches = len(stub.requests)
     again, verdict = replay(child)
-    assert verdict["verdict"] == "identical", verdict
-    assert verdict["total_tokens"] == 0
+    assert verdict.verdict == "identical", verdict
+    assert verdict.total_tokens == 0
     assert again.override == child.override
     assert len(stub.requests) == searches

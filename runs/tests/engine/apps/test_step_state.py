@@ -48,7 +48,7 @@ def test_an_undeclared_write_is_the_steps_output_and_its_replay_is_not_called_id
 
     replay = execute_run(create_replay(source).pk)
     verdict = replay_verdict(source, replay)
-    assert verdict["verdict"] != "identical"
+    assert verdict.verdict != "identical"
     diff = diff_runs(source, replay)
     assert diff.first_divergence["node"] == "answer"
     assert [f["path"] for f in diff.first_divergence["fields"]] == ["content"]
@@ -68,7 +68,7 @@ def test_an_append_to_a_key_not_read_is_an_input_not_nondeterminism(apps):
     assert diff.first_divergence["node"] == "greet"
     assert not diff.nondeterministic, diff.nondeterministic
     replay = execute_run(create_replay(source).pk)
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
 
 
 def test_pydantic_dataclass_datetime_and_bytes_are_stored_and_come_back_as_their_types(apps):
@@ -80,7 +80,7 @@ def test_pydantic_dataclass_datetime_and_bytes_are_stored_and_come_back_as_their
     assert source.nodes.get(name="summarise").output == {"summary": "outreach: 2 sections"}
 
     replay = execute_run(create_replay(source).pk)
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     # A fork of the second step starts from the stored state: the action asserts the types.
     fork = execute_run(create_fork(source, "summarise").pk)
     assert fork.status == Run.Status.COMPLETED, fork.error

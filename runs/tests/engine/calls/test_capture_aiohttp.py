@@ -68,7 +68,7 @@ def test_an_aiohttp_step_is_captured_and_replays_identical_with_the_server_stopp
     replay = execute_run(create_replay(source).pk)
 
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     replayed = replay.nodes.get(name="ask")
     assert replayed.output == ask.output  # the same bytes, read the same way
     assert replayed.total_tokens == 0 and replayed.cache_source == "cache"

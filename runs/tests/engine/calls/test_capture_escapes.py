@@ -137,9 +137,9 @@ def test_a_replay_let_through_is_not_hermetic_never_identical(world):
     assert world["unix"].reached(2) == 2
 
     verdict = replay_verdict(source, replay)
-    assert verdict["trajectory_equal"] and verdict["total_tokens"] == 0
-    assert verdict["verdict"] == "not-hermetic"
-    assert [e["endpoint"] for e in verdict["escaped"]] == [f"unix socket {world['unix'].path}"]
+    assert verdict.trajectory_equal and verdict.total_tokens == 0
+    assert verdict.verdict == "not-hermetic"
+    assert [e["endpoint"] for e in verdict.escaped] == [f"unix socket {world['unix'].path}"]
 
 
 def test_rewind_replay_prints_what_escaped(world, capsys):

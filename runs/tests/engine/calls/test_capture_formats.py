@@ -144,7 +144,7 @@ def test_each_wire_format_is_an_llm_call_with_its_tokens_and_replays_without_the
     served.close()
     replay = execute_run(create_replay(source).pk)
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     assert replay.nodes.get(name="ask").total_tokens == 0
 
 

@@ -152,7 +152,7 @@ def test_every_shape_is_captured_and_replays_identical_with_the_server_stopped(s
     replay = execute_run(create_replay(source).pk)
 
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     assert catalog.reached["Lookup"] == 4 and sum(catalog.reached.values()) == 7
     replayed = [c for node in replay.nodes.order_by("sequence_id") for c in node.calls]
     assert {c["cache_source"] for c in replayed} == {"tool-cache"}
@@ -209,7 +209,7 @@ def test_a_retry_over_unavailable_records_both_attempts_and_replays_with_the_ser
     replay = execute_run(create_replay(source).pk)
 
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     assert 0.3 not in slept  # the replayed failed attempt's backoff did not wait
     replayed = replay.nodes.get(name="stock")
     assert [c["status"] for c in replayed.calls] == [503, 200]
@@ -243,7 +243,7 @@ def test_a_grpc_aio_step_is_captured_and_replays_identical_with_the_server_stopp
     replay = execute_run(create_replay(source).pk)
 
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     assert replay.nodes.get(name="browse").output == step.output
     assert sum(catalog.reached.values()) == 5
     assert CANARY not in everything_stored()
@@ -267,7 +267,7 @@ def test_a_failed_status_replays_as_the_same_error_however_the_caller_met_it(ser
     replay = execute_run(create_replay(source).pk)
 
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     assert replay.nodes.get(name="mishaps").output == step.output
     assert catalog.reached == {"Lookup": 3, "List": 1}
 

@@ -156,7 +156,7 @@ def test_stdio_tools_are_recorded_and_an_unchanged_replay_starts_no_server(apps)
     replay = execute_run(create_replay(source).pk)
 
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     assert apps.noted() == list(NOTES)  # the side effect did not happen again
     assert apps.starts() == 1  # nor did the server start
     replayed = replay.nodes.get(name="step")
@@ -180,7 +180,7 @@ def test_mcp_2s_client_is_captured_too(apps):
     replay = execute_run(create_replay(source).pk)
 
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     assert [c["cache_source"] for c in replay.nodes.get(name="step").calls] == ["tool-cache"] * 3
     assert apps.noted() == ["with Client"] and apps.starts() == 1
 
@@ -237,7 +237,7 @@ def test_the_llm_call_a_sampling_callback_makes_is_the_steps(apps, http_server, 
     replay = execute_run(create_replay(source).pk)
 
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     # The server, not asked, asks nothing back: the tool's answer is the one recorded.
     assert calls_of(replay.nodes.get(name="step")) == [
         ("tool", "/initialize"),
@@ -308,7 +308,7 @@ def test_a_json_rpc_error_replays_as_the_same_mcp_error(apps):
     replay = execute_run(create_replay(source).pk)
 
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     replayed = replay.nodes.get(name="step")
     assert replayed.output == step.output
     assert [(c["status"], c["cache_source"]) for c in replayed.calls] == [

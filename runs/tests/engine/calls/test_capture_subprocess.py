@@ -114,7 +114,7 @@ def test_an_agent_that_shells_out_replays_identical_without_starting_a_process(w
     again = replay(source)
 
     assert again.status == Run.Status.COMPLETED, again.error
-    assert replay_verdict(source, again)["verdict"] == "identical"
+    assert replay_verdict(source, again).verdict == "identical"
     assert outputs(again) == out
     assert workspace.effects.read_text() == recorded  # no process was started
     assert {n.cache_source for n in again.nodes.all()} == {Node.CacheSource.TOOL_CACHE}
@@ -142,7 +142,7 @@ def test_asyncio_processes_are_captured_and_replayed(workspace):
 
     again = replay(source)
 
-    assert replay_verdict(source, again)["verdict"] == "identical", again.error
+    assert replay_verdict(source, again).verdict == "identical", again.error
     assert workspace.effects.read_text() == recorded
 
 
@@ -203,7 +203,7 @@ def test_a_process_used_while_it_runs_is_noted_refused_on_replay_and_let_run_by_
 
     assert allowed.status == Run.Status.COMPLETED, allowed.error
     assert workspace.started() == ["interactive", "interactive"]
-    assert replay_verdict(source, allowed)["verdict"] == "not-hermetic"
+    assert replay_verdict(source, allowed).verdict == "not-hermetic"
 
 
 def test_a_multiprocessing_child_is_noted_refused_on_replay_and_let_run_by_allow_network(
@@ -255,7 +255,7 @@ def test_a_credential_in_argv_is_never_stored(workspace, caplog):
 
     again = replay(source)
 
-    assert replay_verdict(source, again)["verdict"] == "identical", again.error
+    assert replay_verdict(source, again).verdict == "identical", again.error
     stored = everything_stored()
     for canary in (process_apps.CANARY, process_apps.PLAIN_CANARY, process_apps.BEARER_CANARY):
         assert canary not in stored, canary
@@ -281,7 +281,7 @@ def test_a_file_the_command_writes_itself_is_not_a_changed_input_of_its_replay(w
 
     again = replay(source)
 
-    assert replay_verdict(source, again)["verdict"] == "identical", again.error
+    assert replay_verdict(source, again).verdict == "identical", again.error
     assert out_file.read_text() == "line\n"  # not written again
     assert workspace.started() == ["writer"]
     out_file.write_text("someone else's\n")  # a file that changed since is an input that did
@@ -301,7 +301,7 @@ def test_a_timed_out_command_replays_its_timeout_without_waiting(workspace):
     again = replay(source)
 
     assert time.perf_counter() - started < 1.5
-    assert replay_verdict(source, again)["verdict"] == "identical", again.error
+    assert replay_verdict(source, again).verdict == "identical", again.error
     assert workspace.started() == ["slow"]
 
 
@@ -312,7 +312,7 @@ def test_polls_that_found_the_process_running_find_it_running_on_replay(workspac
 
     again = replay(source)
 
-    assert replay_verdict(source, again)["verdict"] == "identical", again.error
+    assert replay_verdict(source, again).verdict == "identical", again.error
     assert outputs(again)["poll"]["polled"] == polled
     assert workspace.started() == ["polled"]
 

@@ -83,7 +83,7 @@ def test_a_mapstates_fan_out_replays_identical_ten_times_however_the_threads_int
     for _ in range(10):
         replay = execute_run(create_replay(source).pk)
         assert replay.status == Run.Status.COMPLETED, replay.error
-        assert replay_verdict(source, replay)["verdict"] == "identical"
+        assert replay_verdict(source, replay).verdict == "identical"
         again = replay.nodes.get(name="ask_all")
         assert again.output == fan.output and again.total_tokens == 0
 
@@ -120,7 +120,7 @@ def test_calls_from_a_pool_and_a_thread_inside_an_action_are_the_steps(provider)
     provider.close()
     replay = execute_run(create_replay(source).pk)
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     assert {c["cache_source"] for c in replay.nodes.get(name="fetch").calls} == {"tool-cache"}
 
 
@@ -171,4 +171,4 @@ def test_calls_from_asyncio_gather_are_the_steps_and_replay_identical(provider, 
     provider.close()
     for _ in range(3):
         replay = execute_run(create_replay(source).pk)
-        assert replay_verdict(source, replay)["verdict"] == "identical", replay.error
+        assert replay_verdict(source, replay).verdict == "identical", replay.error

@@ -60,7 +60,7 @@ def test_each_library_is_captured_and_replays_identical_with_the_server_stopped(
     replay = execute_run(create_replay(source).pk)
 
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     # The credential the calls carried (header, query) is nowhere: rows, logs.
     assert transport_apps.CANARY not in everything_stored()
     assert transport_apps.CANARY not in caplog.text
@@ -234,4 +234,4 @@ def test_urllib3_used_directly_with_its_defaults_records_the_answer(served, rewi
     assert [c["library"] for c in step.calls] == ["urllib3"]
     served.stop()
     replay = execute_run(create_replay(source).pk)
-    assert replay_verdict(source, replay)["verdict"] == "identical", replay.error
+    assert replay_verdict(source, replay).verdict == "identical", replay.error

@@ -75,7 +75,7 @@ def check_source(source: Run, library: str) -> None:
 def check_replay(source: Run, no_connect: list) -> Run:
     replay = execute_run(create_replay(source).pk)
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     assert replay.trajectory_sha256 == source.trajectory_sha256
     replayed = replay.nodes.get(name="ask")
     assert replayed.total_tokens == 0 and replayed.cache_source == "cache"

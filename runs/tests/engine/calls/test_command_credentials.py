@@ -360,7 +360,7 @@ def test_a_recorded_run_stores_no_credential_of_its_commands_and_replays(
 
     again = execute_run(create_replay(source).pk)
 
-    assert replay_verdict(source, again)["verdict"] == "identical", again.error
+    assert replay_verdict(source, again).verdict == "identical", again.error
     stored = everything_stored()
     for secret in RUN_SECRETS.values():
         assert secret not in stored, secret

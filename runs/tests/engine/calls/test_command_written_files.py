@@ -178,7 +178,7 @@ def test_files_the_commands_wrote_are_written_again_by_an_unchanged_replay(folde
     again = execute_run(create_replay(source).pk)
 
     assert again.status == Run.Status.COMPLETED, again.error
-    assert replay_verdict(source, again)["verdict"] == "identical"
+    assert replay_verdict(source, again).verdict == "identical"
     assert outputs(again) == recorded
     assert {n.cache_source for n in again.nodes.all()} == {Node.CacheSource.TOOL_CACHE}
     assert (second / "out.txt").read_text() == "apple\nfig\npear\n"
@@ -196,7 +196,7 @@ def test_an_asyncio_process_writes_its_file_again_on_replay(folders):
     second = folders.fresh("replayed")
     again = execute_run(create_replay(source).pk)
 
-    assert replay_verdict(source, again)["verdict"] == "identical", again.error
+    assert replay_verdict(source, again).verdict == "identical", again.error
     assert (second / "rev.txt").read_text() == "pear\nfig\napple\n"
 
 
@@ -223,7 +223,7 @@ def test_a_file_over_the_bound_is_kept_as_its_hash_and_its_replay_refuses_naming
     # A folder where the file already holds what the command left needs nothing written.
     (second / "copy.bin").write_bytes((first / "copy.bin").read_bytes())
     again = execute_run(create_replay(source).pk)
-    assert replay_verdict(source, again)["verdict"] == "identical", again.error
+    assert replay_verdict(source, again).verdict == "identical", again.error
 
 
 def test_a_command_keeps_the_contents_it_wrote_up_to_its_bound(tmp_path, monkeypatch):

@@ -127,7 +127,7 @@ def test_an_answer_holding_secret_shaped_text_replays_byte_for_byte(services, na
 
     replay = completed(execute_run(create_replay(source).pk))
 
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     replayed = replay.nodes.get(name="fetch")
     assert replayed.output == expected  # the bytes the step was given, not a "[redacted]"
     assert replayed.total_tokens == 0 and replayed.cost_usd == 0
@@ -152,7 +152,7 @@ def test_an_answer_holding_one_secret_shape_alone_replays_exactly_and_is_sealed(
     expected = {"text": sent.decode("utf-8"), "sha256": apps.digest(sent)}
     assert source.nodes.get(name="fetch").output == expected
     assert replay.nodes.get(name="fetch").output == expected
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     assert plaintext_found({shape: apps.NEEDLES[shape]}) == {}
 
 
@@ -171,7 +171,7 @@ def test_a_request_holding_a_secret_shape_is_unreadable_in_the_database_file(
     monkeypatch.setenv(apps.PLACE, place)
     monkeypatch.setenv(apps.VALUE, f"please keep {apps.SHAPES[shape]} for me")
     source, replay = record_and_replay("send_mcp" if place == "mcp" else "send_http")
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     assert plaintext_found({shape: apps.NEEDLES[shape]}) == {}
 
 
@@ -206,7 +206,7 @@ def test_an_mcp_tool_result_quoting_secret_shaped_text_replays_exactly(services,
 
     replay = completed(execute_run(create_replay(source).pk))
 
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     replayed = replay.nodes.get(name="fetch")
     assert replayed.output == step.output
     assert {c["cache_source"] for c in replayed.calls} == {"tool-cache"}
@@ -225,7 +225,7 @@ def test_an_answer_quoting_the_credential_header_replays_exactly_with_no_plainte
 
     replay = completed(execute_run(create_replay(source).pk))
 
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     # The app read its own key back where the answer quoted it: the exact bytes it was sent.
     assert replay.nodes.get(name="fetch").output == step.output
     assert len(services.http.calls) == 1

@@ -95,7 +95,7 @@ def test_an_unchanged_replay_of_an_endpoint_run_needs_no_provider(endpoint_run, 
     no_base_url(rewind_settings)
     replay = execute_run(create_replay(endpoint_run).pk)
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(endpoint_run, replay)["verdict"] == "identical"
+    assert replay_verdict(endpoint_run, replay).verdict == "identical"
 
 
 def test_provider_simulator_lets_it_answer_and_keeps_its_answers_apart(
@@ -220,7 +220,7 @@ def test_migration_0012_rekeys_recorded_runs_so_they_still_replay_at_zero_tokens
     assert {e.pk: e.key for e in LLMCacheEntry.objects.all()} == current
     assert set(LLMCacheEntry.objects.values_list("provider", flat=True)) == {"simulator"}
     replay = execute_run(create_replay(research_run).pk)
-    assert replay_verdict(research_run, replay)["verdict"] == "identical"
+    assert replay_verdict(research_run, replay).verdict == "identical"
     assert sum(n.total_tokens for n in replay.nodes.all()) == 0
 
 

@@ -155,7 +155,7 @@ def test_ordinary_values_are_kept_and_the_replay_is_identical_with_the_services_
     # Keys stay stable: the replay, with the services gone, is answered from the cache.
     source, replay = recorded["source"], recorded["replay"]
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     for node in replay.nodes.all():
         assert {c["cache_source"] for c in node.calls} == {"tool-cache"}, node.calls
     # … and given back exactly to the replay, which sends the same key.

@@ -124,7 +124,7 @@ def test_a_step_polling_its_worker_against_a_deadline_replays_identical_when_slo
 
     assert replay.status == Run.Status.COMPLETED, replay.error
     assert replay.nodes.get().output == wrote  # not a timeout; the worker's reads replayed
-    assert verdict["verdict"] == "identical", verdict
+    assert verdict.verdict == "identical", verdict
     # The loop's extra reads were not recorded, and the step says so; the deadline's was.
     missed = replay.nodes.get().values_read["not_replayed"]
     assert [(m["line"], m["what"], m["thread"]) for m in missed] == [

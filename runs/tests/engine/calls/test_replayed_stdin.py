@@ -174,8 +174,8 @@ def test_an_adventure_game_replays_with_no_stdin_attached(played, monkeypatch, c
     for _ in range(2):
         replay, verdict = replayed(source)
         assert replay.status == Run.Status.COMPLETED, replay.error
-        assert verdict["verdict"] == "identical", verdict
-        assert verdict["total_tokens"] == 0
+        assert verdict.verdict == "identical", verdict
+        assert verdict.total_tokens == 0
         steps = replay.nodes.order_by("sequence_id")
         assert [n.output.get("command") for n in steps if n.name == "ask"] == asked
         assert all("not_replayed" not in n.values_read for n in steps)
@@ -220,7 +220,7 @@ def test_lines_iteration_a_threads_read_and_the_rest_of_stdin_replay(apps, monke
 
     stdin = typed(monkeypatch, "")
     replay, verdict = replayed(source)
-    assert verdict["verdict"] == "identical", verdict
+    assert verdict.verdict == "identical", verdict
     assert replay.nodes.get().output == wrote
     assert sys.stdin is stdin  # the process's stdin is its own again once the step ended
 
@@ -233,7 +233,7 @@ def test_bytes_read_from_stdins_buffer_replay(apps, monkeypatch):
 
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
     replay, verdict = replayed(source)
-    assert verdict["verdict"] == "identical", verdict
+    assert verdict.verdict == "identical", verdict
 
 
 def test_outside_a_step_stdin_is_read_as_ever(apps, monkeypatch, capsys):

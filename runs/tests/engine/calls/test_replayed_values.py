@@ -217,8 +217,8 @@ def test_a_prompt_with_todays_date_and_a_fresh_id_replays_at_zero_tokens_five_ti
     for _ in range(5):
         replay, verdict = replayed(current)
         assert replay.status == Run.Status.COMPLETED, replay.error
-        assert verdict["verdict"] == "identical", verdict
-        assert verdict["total_tokens"] == 0 and verdict["nondeterministic"] == []
+        assert verdict.verdict == "identical", verdict
+        assert verdict.total_tokens == 0 and verdict.nondeterministic == []
         again = replay.nodes.get()
         assert again.cache_source == Node.CacheSource.CACHE
         assert again.output["prompt"] == step.output["prompt"]
@@ -237,8 +237,8 @@ def test_a_code_steps_clock_random_and_ids_replay_identical(apps):
 
     for _ in range(2):
         replay, verdict = replayed(source)
-        assert verdict["verdict"] == "identical", verdict
-        assert verdict["nondeterministic"] == []
+        assert verdict.verdict == "identical", verdict
+        assert verdict.nondeterministic == []
         assert replay.nodes.get().output["drawn"] == drawn
     # A fresh run of the same app draws afresh: the values were replayed, never frozen.
     fresh = record("values_draw").nodes.get().output["drawn"]
@@ -252,8 +252,8 @@ def test_values_drawn_in_a_three_worker_pool_replay_identical_however_it_interle
 
     for _ in range(3):
         replay, verdict = replayed(source)
-        assert verdict["verdict"] == "identical", verdict
-        assert verdict["nondeterministic"] == []
+        assert verdict.verdict == "identical", verdict
+        assert verdict.nondeterministic == []
         assert replay.nodes.get().output["drawn"] == drawn
     threads = {key.partition("|")[0] for key in source.nodes.get().values_read["reads"]}
     assert threads == {"0", "1", "2", "3", "4", "5"}  # each piece of work its own branch
@@ -265,7 +265,7 @@ def test_values_drawn_in_gathered_tasks_replay_identical(apps):
 
     for _ in range(3):
         replay, verdict = replayed(source)
-        assert verdict["verdict"] == "identical", verdict
+        assert verdict.verdict == "identical", verdict
         assert replay.nodes.get().output["drawn"] == drawn
     tasks = {key.partition("|")[0] for key in source.nodes.get().values_read["reads"]}
     assert tasks == {"/0", "/1", "/2", "/3"}  # each task its own, named in creation order
@@ -281,7 +281,7 @@ def test_a_library_polling_the_clock_between_the_users_reads_does_not_shift_them
 
     for _ in range(3):
         replay, verdict = replayed(source)
-        assert verdict["verdict"] == "identical", verdict
+        assert verdict.verdict == "identical", verdict
         assert replay.nodes.get().output == wrote
     # The library read more often than recorded: its own line got live values, never the
     # user's (keyed by their own lines, in order), and it is named for it.
@@ -301,8 +301,8 @@ def test_machinery_reads_and_values_kept_live_are_neither_recorded_nor_replayed(
         replayed_at = caplog.records[-1].created
     assert replayed_at > recorded_at  # logging's clock stayed live
     assert replay.nodes.get().output["stamped_at"] == source.nodes.get().output["stamped_at"]
-    assert verdict["verdict"] == "diverged"
-    assert [(n["node"], n["keys"]) for n in verdict["nondeterministic"]] == [("stamp", ["fresh"])]
+    assert verdict.verdict == "diverged"
+    assert [(n["node"], n["keys"]) for n in verdict.nondeterministic] == [("stamp", ["fresh"])]
     lines = {key.split("|")[2] for key in source.nodes.get().values_read["reads"]}
     assert lines == {f"{__name__}:{stamp_and_keep_one_live.__code__.co_firstlineno + 5}"}
 
@@ -318,7 +318,7 @@ def test_a_line_the_recording_has_no_value_for_is_named_not_replayed(apps):
 
     replay, verdict = replayed(source)
 
-    assert verdict["nondeterministic"][0]["not_replayed"] == [nonce.rpartition("|")[2]]
+    assert verdict.nondeterministic[0]["not_replayed"] == [nonce.rpartition("|")[2]]
     [node] = run_json(replay)["nodes"]
     assert node["not_replayed"] == [
         {"line": nonce.rpartition("|")[2], "what": "urandom", "thread": "", "reads": 1}
@@ -345,7 +345,7 @@ def test_a_program_recorded_with_rewind_hooks_replays_its_values(apps):
     drawn = source.nodes.get().output["drawn"]
 
     replay, verdict = replayed(source)
-    assert verdict["verdict"] == "identical", verdict
+    assert verdict.verdict == "identical", verdict
     assert replay.nodes.get().output["drawn"] == drawn
 
 

@@ -220,7 +220,7 @@ def test_a_run_whose_client_retried_replays_identical_with_the_provider_gone(
     replay = execute_run(create_replay(source).pk)
     assert replay.status == Run.Status.COMPLETED, replay.error
     assert slept == [], slept  # replaying: the failed attempts' backoffs did not wait
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     replayed = [c for c in replay.nodes.get().calls if c["endpoint"] != "models"]
     assert [c["status"] for c in replayed] == [c["status"] for c in attempts]
     assert [c["entry"] for c in replayed] == [c["entry"] for c in attempts]
@@ -274,6 +274,6 @@ def test_burrs_shipped_chatbot_whose_openai_client_retried_replays_identical(
     monkeypatch.setenv("OPENAI_BASE_URL", closed_port_url())
     replay = execute_run(create_replay(source).pk)
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     assert sum(n.total_tokens for n in replay.nodes.all()) == 0
     registry._load.cache_clear()

@@ -114,7 +114,7 @@ def _replays_identical_at_zero_tokens(simulator: Any, source: Run, step: Node) -
     simulator.stop()
     replay = execute_run(create_replay(source).pk)
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     again = replay.nodes.get(name="ask")
     assert again.output["received"] == step.output["received"]  # chunk for chunk
     assert again.cache_source == "cache"

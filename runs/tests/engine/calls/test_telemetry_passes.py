@@ -66,7 +66,7 @@ def test_declared_telemetry_passes_the_replay_which_stays_identical_and_lists_it
     replay = execute_run(create_replay(source).pk)
 
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     assert world["logs"].reached(2) == 2 and world["statsd"].reached(2) == 2  # both went out
     assert set(replay.warnings) == {
         f"answer: telemetry passed: udp 127.0.0.1:{world['logs'].port} (logs, DatagramHandler)",
@@ -82,7 +82,7 @@ def test_declared_telemetry_keeps_a_replay_with_the_network_allowed_identical(wo
     replay = execute_run(create_replay(source, allow_network=True).pk)
 
     verdict = replay_verdict(source, replay)
-    assert verdict["verdict"] == "identical" and verdict["escaped"] == []
+    assert verdict.verdict == "identical" and verdict.escaped == []
 
 
 def test_a_destination_left_undeclared_is_still_refused(world):

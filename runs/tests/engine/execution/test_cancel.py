@@ -166,5 +166,5 @@ def test_cancelled_counts_as_finished(run_row):
 def test_a_cancelled_replay_gets_the_failed_verdict_with_the_reason(research_run, run_row):
     replay = run_row(parent=research_run, status=Run.Status.CANCELLED, error="cancelled by dev")
     verdict = replay_verdict(research_run, replay)
-    assert verdict["verdict"] == "failed"
-    assert verdict["error"] == "cancelled by dev"
+    assert verdict.verdict == "failed"
+    assert verdict.error == "cancelled by dev"

@@ -202,8 +202,8 @@ def test_an_async_program_is_recorded_with_its_calls_and_replays_without_the_pro
 
     replay = execute_run(create_replay(run).pk)
     verdict = replay_verdict(run, replay)
-    assert verdict["verdict"] == "identical", verdict
-    assert verdict["total_tokens"] == 0
+    assert verdict.verdict == "identical", verdict
+    assert verdict.total_tokens == 0
     _load.cache_clear()
 
 

@@ -58,7 +58,7 @@ def test_a_fully_cached_replay_of_the_demo_takes_few_statements_and_three_commit
         replay = execute_run(create_replay(research_run).pk)
         verdict = replay_verdict(research_run, replay)
 
-    assert verdict["verdict"] == "identical", verdict
+    assert verdict.verdict == "identical", verdict
     assert replay.nodes.count() == 8
     # create: 1. the source's first executed step  2. INSERT the run (commits by itself)
     # execute: 3. claim (commits by itself)  4. the run, its parent joined  5. its steps and
@@ -242,7 +242,7 @@ def test_a_replay_whose_worker_died_with_steps_held_resumes_to_an_identical_resu
     resumed = execute_run(resume_run(Run.objects.get(pk=replay.pk)).pk)
 
     assert resumed.status == Run.Status.COMPLETED, resumed.error
-    assert replay_verdict(research_run, resumed)["verdict"] == "identical"
+    assert replay_verdict(research_run, resumed).verdict == "identical"
     hashes = lambda run: list(  # noqa: E731
         run.nodes.order_by("sequence_id").values_list("name", "output_sha256")
     )

@@ -106,7 +106,7 @@ def test_an_unchanged_replay_of_such_a_fork_reproduces_it(counter_app):
     again = completed(execute_run(create_replay(longer).pk))
 
     assert names(again) == names(longer)
-    assert replay_verdict(longer, again)["verdict"] == "identical"
+    assert replay_verdict(longer, again).verdict == "identical"
     states = [
         list(
             BurrState.objects.filter(app_id=str(r.pk))

@@ -101,9 +101,9 @@ def test_an_edited_action_is_reported_code_changed_not_nondeterministic(edited_a
     verdict = replay_verdict(source, replay)
 
     assert replay.status == Run.Status.COMPLETED, replay.error
-    assert verdict["verdict"] == "diverged"
-    assert verdict["nondeterministic"] == []  # the edit, not chance
-    assert verdict["code_changed"] == [
+    assert verdict.verdict == "diverged"
+    assert verdict.nondeterministic == []  # the edit, not chance
+    assert verdict.code_changed == [
         {"node": "tally", "sequence_id": 0, "why": ["the action's source changed"]}
     ]
     nodes = {n["name"]: n for n in run_json(replay)["nodes"]}
@@ -150,8 +150,8 @@ def test_an_unchanged_action_keeps_its_code_version_and_replays_identical(edited
     replay = execute_run(create_replay(source).pk)
     verdict = replay_verdict(source, replay)
 
-    assert verdict["verdict"] == "identical", verdict
-    assert verdict["code_changed"] == []
+    assert verdict.verdict == "identical", verdict
+    assert verdict.code_changed == []
     versions = [(n.name, n.code_version) for n in source.nodes.order_by("sequence_id")]
     assert [(n.name, n.code_version) for n in replay.nodes.order_by("sequence_id")] == versions
     assert all(len(version) == 64 for _, version in versions)

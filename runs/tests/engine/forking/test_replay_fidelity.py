@@ -135,8 +135,8 @@ def test_any_sequence_of_runs_live_forks_and_samples_replays_identically(
         if run.status != Run.Status.COMPLETED:
             continue
         verdict = replay_verdict(run, execute_run(create_replay(run).pk))
-        assert verdict["verdict"] == "identical", (operations, run.pk, verdict)
-        assert verdict["total_tokens"] == 0
+        assert verdict.verdict == "identical", (operations, run.pk, verdict)
+        assert verdict.total_tokens == 0
 
 
 def test_replay_all_exits_non_zero_when_a_replay_really_diverges(rewind_settings):

@@ -60,13 +60,13 @@ def test_a_fork_reads_its_state_in_the_order_the_app_built_it_and_hits_the_cache
     assert (step.cache_source, step.total_tokens) == ("cache", 0), step.calls
     assert len(app.requests) == 1, "the fork's call went out to the provider"
     assert step.prompt == asked.prompt
-    assert replay_verdict(source, fork)["verdict"] == "identical"
+    assert replay_verdict(source, fork).verdict == "identical"
 
 
 def test_an_unchanged_replay_shares_its_parents_blobs(app):
     source = recorded()
     replay = execute_run(create_replay(source).pk)
-    assert replay_verdict(source, replay)["verdict"] == "identical"
+    assert replay_verdict(source, replay).verdict == "identical"
     assert len(app.requests) == 1
 
     def blobs(run: Run) -> list[tuple]:

@@ -18,9 +18,9 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 
 from runs.engine.execution.runner import execute_run
-from runs.engine.forking.batch_replays import replay_source
 from runs.engine.retention import PruneRequest, plan_prune, prune
 from runs.engine.run_sets.batches import make_batch, plan_batch
+from runs.engine.run_sets.replays import replay_source
 from runs.engine.run_sets.requests import BatchRequest, Selection
 from runs.models import (
     Batch,
@@ -108,7 +108,7 @@ def test_old_lineages_go_whole_and_what_remains_still_replays(history):
     # ... and a kept run replays identically, with nothing but what the prune left.
     for pk in kept:
         verdict = replay_source(Run.objects.get(pk=pk))
-        assert verdict["verdict"] == "identical", verdict
+        assert verdict.verdict == "identical", verdict
     record = Prune.objects.get()
     assert (record.runs, record.lineages, record.finished_at is not None) == (4, 2, True)
 
@@ -141,7 +141,7 @@ def test_a_blob_or_an_entry_a_kept_run_shares_is_kept(run_pipeline):
     data = prune_json("--older-than", "30")
 
     assert data["runs"] == 1 and data["blobs"] == 0 and data["cache_entries"] == 0
-    assert replay_source(twin)["verdict"] == "identical"
+    assert replay_source(twin).verdict == "identical"
 
 
 def test_failed_outcomes_and_newer_batches_keep_their_lineages(run_pipeline, run_row):
@@ -185,7 +185,7 @@ def test_a_lineage_forked_since_the_plan_is_kept(history, run_fork):
 
     assert Run.objects.filter(pk__in=[history["lone"].pk, late.pk]).count() == 2
     assert report.lineages == 1  # the old lineage only
-    assert replay_source(Run.objects.get(pk=late.pk))["verdict"] == "identical"
+    assert replay_source(Run.objects.get(pk=late.pk)).verdict == "identical"
 
 
 def test_a_sub_application_goes_with_the_run_that_spawned_it(run_row):
