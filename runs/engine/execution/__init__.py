@@ -14,9 +14,11 @@
 - ``artifacts``     writing the artifact atomically and finding it again
 - ``program``       ``ProgramRecorder``: a Burr app run by the user's own program
 - ``workers``       ``run_on_workers``: a batch of queued runs on N ``db_worker`` processes
+- ``queue``         the run queue: ``execute_run_task``, ``enqueue_run``, ``recycle``,
+                  ``reap_dead_runs``
 
 May import: ``apps``, ``calls``, ``providers``, ``errors``, ``runs.models``, ``runs.lib.hashing``,
 and ``runs.engine.forking.overrides`` (the value a fork hands to the run it executes),
 ``runs.engine.telemetry`` (``finish_run`` exports the run it ends);
-``workers`` also ``runs.tasks`` (the queue it puts a batch on), lazily.
+Nothing here imports ``runs.tasks`` (which imports the engine): the queue is ``queue``.
 """

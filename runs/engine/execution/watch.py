@@ -8,7 +8,7 @@ cancelled (the heartbeat reads its status, ``leases.Heartbeat``), it closes the 
 ``Fence`` (the abandoned step can write nothing more), leaves that thread to itself and
 returns: the worker goes on to the next queued run at once — or, when the abandoned thread is
 still running once the run's end is recorded, a queue worker stops instead, to be replaced by
-a fresh process (``runs.tasks.recycle``): Python cannot stop the thread, a process can end.
+a fresh process (``execution.queue.recycle``): Python cannot stop the thread, a process can end.
 
 The steps' thread works on the caller's database connection, so everything a run writes
 goes through one connection and one transaction discipline, as when the caller executed

@@ -4,7 +4,7 @@
 ``rewind_replay --workers N`` uses it, and so can any other batch (counterfactuals): the runs
 must exist, ``queued``. It starts N ``db_worker`` processes — the very worker a team runs on
 its other machines (``manage.py db_worker --queue-name default``) — waits until each is ready,
-enqueues the runs (``runs.tasks.execute_run_task``), waits for every one to finish, calling
+enqueues the runs (``execution.queue.execute_run_task``), waits for every one to finish, calling
 ``progress(Done)`` as each does, and stops the workers it started. Workers already running
 elsewhere on the same database take part too: the queue does not care whose worker claims a
 task. Nothing of this process is shared with a worker but the database and its settings.
@@ -27,9 +27,9 @@ this process, which decides:
   is known to be gone), then resumed once — re-queued, to continue after its last completed step —
   and a new worker replaces the dead one (at most N replacements per batch). A run interrupted
   twice is reported lost, with the reason. A run whose worker elsewhere died is found by the lease
-  (``runs.tasks.reap_dead_runs``, called here every lease/3 s) and resumed the same way. So every
+  (``execution.queue.reap_dead_runs``, called here every lease/3 s) and resumed the same way. So every
   run of the batch ends accounted for: done, or lost with a reason.
-- **A worker that recycles** (a step it gave up on still runs in it: ``runs.tasks.recycle``)
+- **A worker that recycles** (a step it gave up on still runs in it: ``execution.queue.recycle``)
   takes no other task and exits, whatever SIGTERM handler the app installed (``_Control``);
   it says so on its socket, and is killed if it is still up ``REWIND_WORKER_GRACE_SECONDS``
   later (an app's exit hook waiting for that step). A fresh worker takes its place. Stopping a
@@ -161,7 +161,7 @@ def _warm_up(config: WorkerConfig) -> None:
     """Load the engine (Burr among it), the task and the batch's pipelines before saying
     "ready": that is starting up, not executing."""
     import runs.engine.analysis.diff
-    import runs.tasks  # noqa: F401 — imports the runner, and Burr with it
+    import runs.engine.execution.queue  # noqa: F401 — imports the runner, and Burr with it
     from runs.engine.apps.registry import get_pipeline
     from runs.engine.calls import capture
 
@@ -176,7 +176,7 @@ def _warm_up(config: WorkerConfig) -> None:
 class _Control:
     """The worker's end of its socket, beside ``db_worker``'s loop, whatever SIGTERM handler the
     app installed when it was imported (a "graceful shutdown" that ignores or delays the exit
-    takes ``db_worker``'s place, and ``runs.tasks.recycle`` cannot stop the worker with it):
+    takes ``db_worker``'s place, and ``execution.queue.recycle`` cannot stop the worker with it):
 
     - after each task, when a step the worker gave up on is still running in it, the loop takes
       no other task (``db_worker`` then returns and the process exits) and the supervisor is
@@ -550,7 +550,7 @@ class _Batch:
     # -- the runs --
 
     def enqueue(self, pk: int) -> None:
-        from runs.tasks import execute_run_task
+        from runs.engine.execution.queue import execute_run_task
 
         self.tasks[pk] = str(execute_run_task.enqueue(pk).id)
 
@@ -624,7 +624,7 @@ class _Batch:
         stopped beating are marked interrupted (and so resumed by ``collect``)."""
         from django.conf import settings
 
-        from runs.tasks import reap_dead_runs
+        from runs.engine.execution.queue import reap_dead_runs
 
         if time.monotonic() >= self.next_reap:
             self.next_reap = time.monotonic() + max(1.0, settings.REWIND_RUN_LEASE_SECONDS / 3)

@@ -6,6 +6,11 @@ through one path.
                  on N queue workers started for the set, or enqueued (a regression batch as
                  one task whose worker starts a fresh interpreter) — and ``Executed``, what
                  happened to every run
+- ``here``       ``execute_here``: a set's runs in this process, in order, with the app resolved
+                 once (the executor's default, and the fresh interpreter's loop)
+- ``queue``      ``execute_batch_task``, ``enqueue_batch``: a queued regression batch is one task
+- ``fresh``      whose worker starts an interpreter that imports the app as it is on disk now, checks the
+                 batch's code version and executes the batch (or fails it, naming what changed)
 - ``requests``   what a set is asked, parsed once at the edge: ``Selection`` (``--runs`` or a
                  pipeline narrowed by ``--where``; ``select_sources``), ``BatchRequest``,
                  ``RegressionRequest``, ``parse_where``, ``parse_set``

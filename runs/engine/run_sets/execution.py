@@ -23,22 +23,17 @@ first), withdrawn, or queued.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-from django.db import close_old_connections, connection
+from dataclasses import dataclass
 
 from runs.engine.errors import RewindError
-from runs.engine.execution.runner import LoadedApp, execute_run
+from runs.engine.execution.queue import enqueue_run
+from runs.engine.execution.runner import LoadedApp
 from runs.engine.execution.workers import check_workers, run_on_workers
-from runs.models import Run
+from runs.engine.run_sets.here import Executed, OnDone, execute_here
+from runs.engine.run_sets.queue import enqueue_batch
+from runs.models import Batch, Run
 
-if TYPE_CHECKING:
-    from runs.models import Batch
-
-OnDone = Callable[[Run, int | None], None]
+__all__ = ["HERE", "Executed", "Execution", "execute"]
 
 
 @dataclass(frozen=True)
@@ -64,27 +59,6 @@ class Execution:
 HERE = Execution()
 
 
-@dataclass
-class Executed:
-    """What happened to a set's runs: ``done`` (id → the finished run, in the order they
-    finished), ``lost`` (id → why it could not finish: its worker died twice), ``withdrawn``
-    (never started: Ctrl-C), ``queued`` (handed to the task queue), ``pids`` (the worker
-    processes started for the set), and the workers' ``startup_s`` and ``work_s``."""
-
-    done: dict[int, Run] = field(default_factory=dict)
-    lost: dict[int, str] = field(default_factory=dict)
-    withdrawn: list[int] = field(default_factory=list)
-    queued: list[int] = field(default_factory=list)
-    interrupted: bool = False
-    pids: list[int] = field(default_factory=list)
-    startup_s: float = 0.0
-    work_s: float = 0.0
-
-    def runs(self, ids: list[int]) -> list[Run]:
-        """The finished runs among ``ids``, in that order."""
-        return [self.done[pk] for pk in ids if pk in self.done]
-
-
 def execute(
     ids: list[int],
     how: Execution = HERE,
@@ -99,32 +73,7 @@ def execute(
         return _enqueue(ids, batch)
     if how.workers is not None:
         return _on_workers(ids, how, on_done)
-    return _here(ids, app, on_done)
-
-
-def _here(ids: list[int], app: LoadedApp | None, on_done: OnDone | None) -> Executed:
-    executed = Executed()
-    pid = os.getpid()
-    for index, pk in enumerate(ids):
-        try:
-            try:
-                run = execute_run(pk, on_step=None, app=app)
-            except RewindError as exc:  # another process took it first: not this set's to run
-                executed.lost[pk] = str(exc)
-                continue
-            executed.done[pk] = run
-            if on_done is not None:
-                on_done(run, pid)
-        except KeyboardInterrupt:
-            rest = [p for p in ids[index:] if p not in executed.done]
-            executed.withdrawn = Run.objects.withdraw(
-                rest, "withdrawn: the batch was interrupted (Ctrl-C)"
-            )
-            executed.interrupted = True
-            return executed
-        if not connection.in_atomic_block:  # a long set: drop stale connections
-            close_old_connections()
-    return executed
+    return execute_here(ids, app=app, on_done=on_done)
 
 
 def _on_workers(ids: list[int], how: Execution, on_done: OnDone | None) -> Executed:
@@ -145,8 +94,6 @@ def _on_workers(ids: list[int], how: Execution, on_done: OnDone | None) -> Execu
 
 
 def _enqueue(ids: list[int], batch: Batch | None) -> Executed:
-    from runs.tasks import enqueue_batch, enqueue_run
-
     if batch is not None and batch.is_regression:
         enqueue_batch(batch)  # one task: a fresh interpreter for the batch
     else:

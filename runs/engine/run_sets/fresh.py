@@ -3,14 +3,14 @@
 A regression replay checks the code on disk, so it must never run in a process that imported
 the app before an edit — a queue worker or ``rewind serve`` that has been up for hours runs the
 old helper module as the new code, and finds no regression. So a queued regression batch is one
-task (``runs.tasks.execute_batch_task``), and whichever worker takes it does not execute its runs
+task (``run_sets.queue.execute_batch_task``), and whichever worker takes it does not execute its runs
 itself: ``execute_in_fresh_process(batch_id)`` starts a child interpreter
 (``python -c FRESH_CODE FD BATCH``) that sets Django up as the worker has it (``WorkerConfig``,
 sent on the socket ``FD``: the databases and ``REWIND_*`` settings, a test's too), imports the
 app fresh and compares its version with the batch's (``versions.check_version``). When the code
 on disk changed after the batch was made, every queued run of the batch fails with that reason
-and nothing executes; else the child executes them one after another (``run_sets.execution.execute``), so
-they stay ordinary runs (statuses, heartbeats, cancel, interrupted-detection), with the app looked
+and nothing executes; else the child executes them one after another (``run_sets.here``), so they
+stay ordinary runs (statuses, heartbeats, cancel, interrupted-detection), with the app looked
 up and checked once (``runner.LoadedApp``).
 
 The child's stdout goes to the worker's stderr; its stderr too, and its last lines are kept: a
@@ -48,19 +48,6 @@ class FreshOutcome:
     returncode: int
     given_up: list[int] = field(default_factory=list)
     reason: str = ""
-
-
-def batch_runs(batch_id: int) -> list[int]:
-    """The runs a batch executes, per source in order: its fork, then its samples."""
-    from runs.models import BatchSource
-
-    ids: list[int] = []
-    rows = BatchSource.objects.filter(batch_id=batch_id).order_by("position")
-    for fork_id, samples in rows.values_list("fork_id", "samples"):
-        if fork_id is not None:
-            ids.append(fork_id)
-        ids.extend(samples or [])
-    return ids
 
 
 def execute_in_fresh_process(batch_id: int, *, quiet: bool = False) -> FreshOutcome:
@@ -107,10 +94,11 @@ def _echo(process: subprocess.Popen, tail: deque[str]) -> None:
 
 def _settle(batch_id: int, code: int, tail: deque[str]) -> FreshOutcome:
     """No run of the batch stays queued or running once its child is gone."""
-    from runs.models import Run
+    from runs.engine.analysis.batches import batch_run_ids
+    from runs.models import Batch, Run
 
     outcome = FreshOutcome(code)
-    ids = batch_runs(batch_id)
+    ids = batch_run_ids(Batch.objects.get(pk=batch_id))
     left = list(
         Run.objects.filter(pk__in=ids, status__in=(Run.Status.QUEUED, Run.Status.RUNNING))
         .order_by("pk")
@@ -130,7 +118,8 @@ def _settle(batch_id: int, code: int, tail: deque[str]) -> FreshOutcome:
 
 
 def child_entry() -> None:
-    """``python -c FRESH_CODE FD BATCH``: set up as the parent says, execute the batch."""
+    """``python -c FRESH_CODE FD BATCH``: set up as the parent says, execute the batch. (This
+    module imports nothing of Django's at its top: the child imports it before set-up.)"""
     from runs.engine.execution.children import set_up
 
     conn = Connection(int(sys.argv[1]))
@@ -149,14 +138,15 @@ def execute_batch_here(batch_id: int) -> list[int]:
     """In a process that imported the app just now: refuse the batch (fail its queued runs,
     saying what changed) when the code on disk is not the code it was made with, else execute
     its queued runs one after another. Returns the runs executed."""
+    from runs.engine.analysis.batches import batch_run_ids
     from runs.engine.apps.registry import get_pipeline
     from runs.engine.apps.versions import check_version
     from runs.engine.execution.runner import LoadedApp
-    from runs.engine.run_sets.execution import execute
+    from runs.engine.run_sets.here import execute_here
     from runs.models import Batch, Run
 
     batch = Batch.objects.get(pk=batch_id)
-    ids = batch_runs(batch_id)
+    ids = batch_run_ids(batch)
     try:
         app = get_pipeline(batch.pipeline)
         if batch.code_version:  # a regression replay's: the code it was made with
@@ -172,7 +162,7 @@ def execute_batch_here(batch_id: int) -> list[int]:
         Run.objects.filter(pk__in=ids, status=Run.Status.QUEUED).values_list("pk", flat=True)
     )  # not the cancelled, nor those taken elsewhere
     loaded = LoadedApp(batch.pipeline, app, batch.code_version)
-    executed = execute([pk for pk in ids if pk in queued], app=loaded)
+    executed = execute_here([pk for pk in ids if pk in queued], app=loaded)
     for pk, reason in executed.lost.items():
         logger.warning("rewind: regression replay %s, run %s: %s", batch_id, pk, reason)
     return list(executed.done)

@@ -103,12 +103,7 @@ BASE64_UNSEALED = (
 
 
 def _transports() -> list[Any]:
-    return [
-        name
-        if name == "grpc"
-        else name
-        for name in sorted(EXPECTED)
-    ]
+    return [name if name == "grpc" else name for name in sorted(EXPECTED)]
 
 
 def record_and_replay(name: str) -> tuple[Run, Run]:
