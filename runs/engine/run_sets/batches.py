@@ -56,7 +56,8 @@ def plan_batch(request: BatchRequest) -> Plan:
     typed by the field) and the samples — before anything is written. A source the change
     cannot apply to (no such step, a field its step does not consume) is kept, with the
     reason; a change that applies to none of them is refused (``ForkError``)."""
-    sources = select_sources(request.selection)
+    limit = request.limit or Batch.MAX_SOURCES
+    sources = select_sources(request.selection, limit, newest=bool(request.limit))
     plan = Plan(request, sources[0].pipeline)
     for source in sources:
         first: PlannedSource | None = None

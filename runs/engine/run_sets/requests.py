@@ -120,14 +120,16 @@ def select_sources(
 @dataclass(frozen=True)
 class BatchRequest:
     """One change — ``field`` of step ``node`` (a name, ``name#k`` or a step number, resolved
-    in each source run) set to each of ``values`` (as typed) — over ``selection``, with
-    ``samples`` stability samples per source (0: none)."""
+    in each source run) set to each of ``values`` (as typed) — over ``selection`` (at most
+    ``limit`` of its runs, the newest; 0: all, up to ``Batch.MAX_SOURCES``), with ``samples``
+    stability samples per source (0: none)."""
 
     selection: Selection
     node: str
     field: str
     values: tuple[str, ...]
     samples: int = 0
+    limit: int = 0
 
     def __post_init__(self) -> None:
         if not self.node:
@@ -142,6 +144,15 @@ class BatchRequest:
             raise ForkError("each value once")
         if not 0 <= self.samples <= MAX_SAMPLES:
             raise ForkError(f"--samples must be between 0 and {MAX_SAMPLES}, got {self.samples}")
+        check_limit(self.limit, self.selection)
+
+
+def check_limit(limit: int, selection: Selection) -> None:
+    """``--limit`` narrows a pipeline's runs to the newest N; it cannot narrow ``--runs``."""
+    if limit and selection.runs:
+        raise ForkError("--limit narrows a --pipeline selection; --runs names every run")
+    if not 0 <= limit <= Batch.MAX_SOURCES:
+        raise ForkError(f"--limit must be between 1 and {Batch.MAX_SOURCES}, got {limit}")
 
 
 def parse_set(text: str) -> tuple[str, str]:
@@ -165,7 +176,4 @@ class RegressionRequest:
     def __post_init__(self) -> None:
         if not 0 <= self.samples <= MAX_SAMPLES:
             raise ForkError(f"--samples must be between 0 and {MAX_SAMPLES}, got {self.samples}")
-        if self.limit and self.selection.runs:
-            raise ForkError("--limit narrows a --pipeline selection; --runs names every run")
-        if not 0 <= self.limit <= Batch.MAX_SOURCES:
-            raise ForkError(f"--limit must be between 1 and {Batch.MAX_SOURCES}, got {self.limit}")
+        check_limit(self.limit, self.selection)

@@ -18,6 +18,7 @@ from runs.management.run_sets import (
     add_runs,
     add_samples,
     bad_input,
+    read_limit,
     read_runs,
     read_samples,
     read_where,
@@ -34,9 +35,9 @@ class Command(BatchExecution, RewindCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        # No --limit: a batch counterfactual takes every run its selection names (up to
-        # Batch.MAX_SOURCES); choosing the newest N is a BatchRequest field it does not have yet.
-        add_runs(parser, pipeline="every completed root run of this pipeline", where=True)
+        add_runs(
+            parser, pipeline="every completed root run of this pipeline", where=True, limit=True
+        )
         parser.add_argument(
             "--node", required=True, help="the step to change (name, name#k or step number)"
         )
@@ -61,6 +62,7 @@ class Command(BatchExecution, RewindCommand):
             field=field,
             values=(value, *options["values"]),
             samples=read_samples(options, low=0, high=MAX_SAMPLES, default=0),
+            limit=read_limit(options) or 0,
         )
 
     def handle(self, *args: Any, **options: Any) -> None:

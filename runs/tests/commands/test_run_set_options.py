@@ -138,7 +138,10 @@ def test_help_names_the_old_spelling(name, old, says):
     ("name", "options"),
     [
         ("rewind_replay", {"--runs", "--where", "--limit", "--workers", "--enqueue", "--json"}),
-        ("rewind_batch", {"--runs", "--where", "--samples", "--workers", "--enqueue", "--json"}),
+        (
+            "rewind_batch",
+            {"--runs", "--where", "--limit", "--samples", "--workers", "--enqueue", "--json"},
+        ),
         (
             "rewind_regress",
             {"--runs", "--where", "--limit", "--samples", "--workers", "--enqueue", "--json"}
@@ -176,6 +179,17 @@ def test_replay_limit_takes_the_newest_runs_of_the_selection(run_pipeline):
     data = command("rewind_replay", "--all", "--limit", "2")
 
     assert [pk for pk, _ in verdicts(data)] == [runs[1].pk, runs[2].pk]
+
+
+def test_batch_limit_takes_the_newest_runs_of_the_pipeline(run_pipeline):
+    runs = [run_pipeline("research") for _ in range(3)]
+
+    data = command(
+        "rewind_batch", "--pipeline", "research", "--limit", "2",
+        "--node", "analyse", "--set", "args.cost_scale=2",
+    )  # fmt: skip
+
+    assert [row["run"] for row in data["sources"]] == [runs[1].pk, runs[2].pk]
 
 
 def test_stability_enqueue_queues_the_samples_and_judges_nothing(
@@ -251,6 +265,10 @@ def test_a_positional_run_and_runs_naming_different_runs_are_refused(run_pipelin
          + ("--samples", "51"), "--samples must be between 0 and 50, got 51"),
         ("rewind_batch", ("--runs", "{run}", "--node", "analyse", "--set", "args.region=east")
          + ("--workers", "99"), "--workers must be between 1 and 32, got 99"),
+        ("rewind_batch", ("--pipeline", "research", "--limit", "0", "--node", "analyse")
+         + ("--set", "args.region=east"), "--limit must be at least 1, got 0"),
+        ("rewind_batch", ("--runs", "{run}", "--limit", "1", "--node", "analyse")
+         + ("--set", "args.region=east"), "--runs names every run"),
         ("rewind_regress", ("--pipeline", "research", "--limit", "0"), "--limit must be at least 1"),
         ("rewind_regress", ("--runs", "{run}", "--samples", "-1"), "--samples must be between 0"),
     ],
