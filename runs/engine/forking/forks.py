@@ -80,15 +80,18 @@ def resolve_fork(
     allow_network: bool = False,
     provider: str | None = None,
     check_provider: bool = True,
+    pipeline: Pipeline | BurrApp | None = None,
 ) -> Fork:
     """Everything that can be wrong with a fork, checked once, before anything is written.
 
     ``node`` is a name, ``name#k`` (its k-th run) or a sequence id. ``from_text`` says
     ``value`` was typed by a person (``--set``, a form) and is read as the field's type;
-    otherwise it is already a JSON value (the API)."""
+    otherwise it is already a JSON value (the API). ``pipeline``: the source's app when the
+    caller resolved it once for a set of forks (a batch, a grid, a bisect's probes)."""
     check_finished(source)
     target = find_node(source, node)
-    pipeline = get_pipeline(source.pipeline)
+    if pipeline is None:
+        pipeline = get_pipeline(source.pipeline)
     options = {
         "pipeline": pipeline,
         "live": live,

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db import transaction
 
+from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import ForkError, RewindError
 from runs.engine.forking.crossing import Crossed, cross, make_crossed
 from runs.engine.forking.forks import Fork, make_fork, resolve_fork
@@ -66,9 +67,10 @@ def resolve_grid(
         )
     problems: list[tuple[str, str, str]] = []
     firsts = []
+    app = get_pipeline(source.pipeline)  # once for every value's fork
     for value in values:
         try:
-            firsts.append(resolve_fork(source, node, field, value))
+            firsts.append(resolve_fork(source, node, field, value, pipeline=app))
         except RewindError as exc:
             problems.append(("values", value, str(exc)))
     cells: list[tuple[Crossed, ...]] = []

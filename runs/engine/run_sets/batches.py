@@ -37,7 +37,7 @@ class Plan:
     pipeline: str
     rows: list[PlannedSource] = field(default_factory=list)
     code: AppVersion | None = None  # a regression replay's: the app's code it runs
-    # A regression replay's app, resolved once: its forks and its executor take it.
+    # The set's app, resolved once: its forks, its samples and its executor take it.
     app: Pipeline | BurrApp | None = field(default=None, repr=False)
 
     @property
@@ -58,7 +58,9 @@ def plan_batch(request: BatchRequest) -> Plan:
     reason; a change that applies to none of them is refused (``ForkError``)."""
     limit = request.limit or Batch.MAX_SOURCES
     sources = select_sources(request.selection, limit, newest=bool(request.limit))
-    plan = Plan(request, sources[0].pipeline)
+    name = sources[0].pipeline
+    app = get_pipeline(name)  # once: every source's fork, its samples and the executor take it
+    plan = Plan(request, name, app=app)
     for source in sources:
         first: PlannedSource | None = None
         for index, value in enumerate(request.values):
@@ -68,7 +70,7 @@ def plan_batch(request: BatchRequest) -> Plan:
                         f"run {source.pk} {source.status}"
                         + (f": {source.error}" if source.error else "")
                     )
-                fork = resolve_fork(source, request.node, request.field, value)
+                fork = resolve_fork(source, request.node, request.field, value, pipeline=app)
                 row = PlannedSource(source, index, fork)
             except RewindError as exc:
                 row = PlannedSource(source, index, None, str(exc))
@@ -76,7 +78,7 @@ def plan_batch(request: BatchRequest) -> Plan:
             first = first or row
         if request.samples and any(r.fork for r in plan.rows if r.source is source):
             try:
-                first.samples = sample_request(source, request.samples)
+                first.samples = sample_request(source, request.samples, pipeline=app)
             except RewindError as exc:  # pragma: no cover - the fork above resolved the run
                 first.error = f"samples: {exc}"
     if not plan.forks:

@@ -83,7 +83,12 @@ class Prober:
     def _fork(self, source: Run, candidate: Candidate, swap: Swap) -> tuple[Run, bool]:
         try:
             fork = resolve_fork(
-                source, str(candidate.sequence_id), swap.field, swap.value, from_text=False
+                source,
+                str(candidate.sequence_id),
+                swap.field,
+                swap.value,
+                from_text=False,
+                pipeline=self.plan.app,
             )
         except RewindError as exc:
             raise BisectError(f"cannot swap {swap.field} at {candidate.label}: {exc}") from None

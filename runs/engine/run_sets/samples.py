@@ -7,14 +7,19 @@ from __future__ import annotations
 from django.db import transaction
 
 from runs.engine.analysis.noise import MAX_SAMPLES
+from runs.engine.apps.burr import BurrApp
+from runs.engine.apps.specs import Pipeline
 from runs.engine.errors import ForkError
 from runs.engine.forking.forks import Fork, make_fork, resolve_fork
 from runs.models import Run
 
 
-def sample_request(source: Run, k: int, node: str | None = None) -> Fork:
+def sample_request(
+    source: Run, k: int, node: str | None = None, *, pipeline: Pipeline | BurrApp | None = None
+) -> Fork:
     """The fork each of ``k`` samples of ``source`` from ``node`` (default: its first step)
-    is — a live, unchanged fork — checked before anything is written or projected."""
+    is — a live, unchanged fork — checked before anything is written or projected
+    (``pipeline``: the source's app, when the caller resolved it once)."""
     if not 1 <= k <= MAX_SAMPLES:
         raise ForkError(f"k must be between 1 and {MAX_SAMPLES}, got {k}")
     if node is None:
@@ -22,7 +27,7 @@ def sample_request(source: Run, k: int, node: str | None = None) -> Fork:
         if first is None:
             raise ForkError(f"run {source.pk} has no steps to sample")
         node = str(first)
-    return resolve_fork(source, node, live=True)
+    return resolve_fork(source, node, live=True, pipeline=pipeline)
 
 
 def make_samples(

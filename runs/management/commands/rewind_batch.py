@@ -9,6 +9,7 @@ from runs.engine.analysis.batches import batch_result, batch_run_ids
 from runs.engine.analysis.batches.results import BatchResult
 from runs.engine.analysis.noise import MAX_SAMPLES
 from runs.engine.errors import RewindError
+from runs.engine.execution.runner import LoadedApp
 from runs.engine.run_sets.batches import make_batch, plan_batch
 from runs.engine.run_sets.requests import BatchRequest, Selection, parse_set
 from runs.management.base import RewindCommand
@@ -72,7 +73,8 @@ class Command(BatchExecution, RewindCommand):
         except (CommandError, RewindError) as exc:  # nothing written: a request not askable
             raise bad_input(str(exc)) from None
         batch = make_batch(plan)
-        interrupted = self.execute_batch(batch_run_ids(batch), options, batch=batch)
+        app = LoadedApp(plan.pipeline, plan.app)  # resolved once, by the plan
+        interrupted = self.execute_batch(batch_run_ids(batch), options, app=app, batch=batch)
         result = batch_result(batch)
         if options["json"]:
             self.print_json(result.as_json())

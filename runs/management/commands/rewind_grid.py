@@ -6,6 +6,7 @@ from django.core.management.base import CommandError, CommandParser
 
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.errors import RewindError
+from runs.engine.execution.runner import LoadedApp
 from runs.engine.forking.grids import make_grid, resolve_grid
 from runs.engine.run_sets.execution import execute
 from runs.management.base import RewindCommand
@@ -59,7 +60,8 @@ class Command(RewindCommand):
         )
         grid, made = make_grid(plan)
         # Executed here one by one, in order: each value's fork before the forks of it.
-        executed = execute([run.pk for run in made])
+        app = LoadedApp(source.pipeline, plan.firsts[0].pipeline)  # resolved once, by the plan
+        executed = execute([run.pk for run in made], app=app)
         if executed.interrupted:
             raise KeyboardInterrupt  # the forks not started are withdrawn (cancelled)
         for why in executed.lost.values():
