@@ -26,9 +26,9 @@ from runs.engine.analysis.projection import projected_cost
 from runs.engine.apps.domains import Choice, Number
 from runs.engine.apps.registry import get_pipeline
 from runs.engine.errors import PipelineError, RewindError
-from runs.engine.forking.grids import GridError, make_grid, resolve_grid
 from runs.engine.forking.overrides import current_fields
 from runs.engine.run_sets.execution import Execution, execute
+from runs.engine.run_sets.grids import GridError, make_grid, resolve_grid
 from runs.forms import GridForm, GridListForm, GridViewForm, field_text
 from runs.models import Grid, Node, Run
 from runs.pages.grids import build_matrix, leaf_paths, load_grid

@@ -6,10 +6,9 @@
                   ``open_fork`` (the same fork already made is reused), ``find_node``
 - ``preview``     the fork preview (the dirty set): walks the cache the way the fork will
 - ``crossing``    ``Crossed``: two fields of one step, a fork of a fork (a crossed grid's cell)
-- ``grids``       ``resolve_grid`` / ``make_grid``: a what-if grid's forks, checked then written
 - ``replays``     ``create_replay`` (``replay_request``: the fork, unwritten), ``replay_verdict``
-                  (a ``ReplayVerdict``); batches of replays are a set of runs:
-                  ``run_sets.replays``
+                  (a ``ReplayVerdict``); batches of replays and what-if grids are sets of
+                  runs: ``run_sets.replays``, ``run_sets.grids``
 
 May import: ``execution``, ``apps``, ``calls``, ``errors``, ``runs.models``, ``runs.lib.hashing``;
 ``replays`` reads ``analysis.diff`` for a verdict.

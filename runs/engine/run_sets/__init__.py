@@ -17,6 +17,8 @@ through one path.
 - ``batches``    ``plan_batch`` / ``plan_regression`` (every fork and sample resolved before
                  anything is written) and ``make_batch`` (forks, samples and rows in one
                  transaction); read back by ``analysis.batches``
+- ``grids``      ``resolve_grid`` / ``make_grid``: a what-if grid's forks (crossed: a fork of
+                 each value's fork, ``forking.crossing``), checked then written
 - ``samples``    ``sample_request``, ``make_samples``: a run's stability samples (judged by
                  ``analysis.noise``)
 - ``bisect``     the probes of a bisect planned by ``analysis.bisect``: ``Prober``, the search

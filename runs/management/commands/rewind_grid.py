@@ -7,8 +7,8 @@ from django.core.management.base import CommandError, CommandParser
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.errors import RewindError
 from runs.engine.execution.runner import LoadedApp
-from runs.engine.forking.grids import make_grid, resolve_grid
 from runs.engine.run_sets.execution import execute
+from runs.engine.run_sets.grids import make_grid, resolve_grid
 from runs.management.base import RewindCommand
 from runs.management.run_sets import add_output, add_runs, read_runs
 from runs.models import Grid, Run

@@ -551,7 +551,7 @@ def test_a_refused_crossed_grid_writes_nothing(signed_in, research_run, extra, m
 def test_the_admin_shows_a_crossed_grid_s_second_field_and_each_cell_s_value(
     admin_client, research_run
 ):
-    from runs.engine.forking.grids import make_grid, resolve_grid
+    from runs.engine.run_sets.grids import make_grid, resolve_grid
 
     grid, _ = make_grid(
         resolve_grid(research_run, "analyse", "args.region", ["east"], "args.min_contacts", ["3"])

@@ -1,6 +1,6 @@
 """Crossed grids (issue 17, item 6): two fields of one step, each pair a fork of the first
 value's fork (a fork changes exactly one field) — in the engine (``forking.crossing``,
-``forking.grids``) and through ``rewind_grid --cross-field``."""
+``run_sets.grids``) and through ``rewind_grid --cross-field``."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from runs.engine.errors import ForkError
 from runs.engine.execution.runner import execute_run
 from runs.engine.forking.crossing import cross, make_crossed, preview_crossed
 from runs.engine.forking.forks import create_fork, make_fork, preview_fork, resolve_fork
-from runs.engine.forking.grids import GridError, make_grid, resolve_grid
+from runs.engine.run_sets.grids import GridError, make_grid, resolve_grid
 from runs.models import Grid, GridRow, Run
 from runs.pipelines.research import ORDER
 
