@@ -30,6 +30,7 @@ import inspect
 import os
 import platform
 import re
+import symtable
 import sys
 import sysconfig
 from dataclasses import dataclass
@@ -91,12 +92,57 @@ def read(path: str, module: str) -> SourceFile | None:
         found = None
     else:
         package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
-        found = _parsed(text, tree, package)
+        found = _parsed(text, tree, package, _scopes(text, path))
     _files[path] = (seen, found)
     return found
 
 
-def _parsed(text: str, tree: ast.Module, package: str) -> SourceFile:
+def _scopes(text: str, path: str) -> dict[tuple[str, int], symtable.SymbolTable]:
+    """The symbol table of each top-level function and class, by (name, line)."""
+    try:
+        module = symtable.symtable(text, path, "exec")
+    except (SyntaxError, ValueError):
+        return {}
+    return {(table.get_name(), table.get_lineno()): table for table in module.get_children()}
+
+
+def _global_reads(table: symtable.SymbolTable) -> set[str]:
+    """The module-level names a function's or class's body reads (its nested scopes' too): not
+    its parameters nor its locals — every action has a parameter ``state``, which is no
+    module's ``state``."""
+    found = {s.get_name() for s in table.get_symbols() if s.is_global() and s.is_referenced()}
+    for child in table.get_children():
+        found |= _global_reads(child)
+    return found
+
+
+def _loaded(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _reads(statement: ast.stmt, scopes: dict[tuple[str, int], symtable.SymbolTable]) -> set[str]:
+    """The module-level names ``statement`` reads: a def's or a class's body by its symbol
+    table, plus what is evaluated where it stands (decorators, defaults, bases); any other
+    statement, every name in it."""
+    if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return _loaded(statement)
+    table = scopes.get((statement.name, statement.lineno))
+    if table is None:
+        return _loaded(statement)
+    outer: list[ast.AST] = list(statement.decorator_list)
+    if isinstance(statement, ast.ClassDef):
+        outer += [*statement.bases, *(k.value for k in statement.keywords)]
+    else:
+        outer += [*statement.args.defaults, *(d for d in statement.args.kw_defaults if d)]
+    return _global_reads(table).union(*(_loaded(e) for e in outer))
+
+
+def _parsed(
+    text: str,
+    tree: ast.Module,
+    package: str,
+    scopes: dict[tuple[str, int], symtable.SymbolTable],
+) -> SourceFile:
     lines = text.splitlines()
     texts: dict[str, list[str]] = {}
     names: dict[str, set[str]] = {}
@@ -106,7 +152,7 @@ def _parsed(text: str, tree: ast.Module, package: str) -> SourceFile:
             [statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", []))]
         )
         segment = "\n".join(lines[first - 1 : statement.end_lineno])
-        read_names = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)}
+        read_names = _reads(statement, scopes)
         imported = isinstance(statement, (ast.Import, ast.ImportFrom))
         for name, modules in _binds(statement, package):
             texts.setdefault(name, [])
@@ -130,10 +176,14 @@ def _parsed(text: str, tree: ast.Module, package: str) -> SourceFile:
 
 
 def _top_statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    """The module's statements, those under a top-level ``if``/``try``/``with`` included."""
+    """The module's statements, those under a top-level ``if``/``try``/``with`` included — but
+    not an ``if __name__ == "__main__":`` block's: the script a module ends with (``app.run``
+    binding ``state``, ``action``) is no definition a step reads."""
     found: list[ast.stmt] = []
     for statement in body:
-        if isinstance(statement, (ast.If, ast.Try, ast.With)):
+        if isinstance(statement, ast.If) and _is_main_guard(statement.test):
+            found += _top_statements(statement.orelse)
+        elif isinstance(statement, (ast.If, ast.Try, ast.With)):
             for inner in ("body", "orelse", "finalbody"):
                 found += _top_statements(getattr(statement, inner, []))
             for handler in getattr(statement, "handlers", []):
@@ -141,6 +191,18 @@ def _top_statements(body: list[ast.stmt]) -> list[ast.stmt]:
         else:
             found.append(statement)
     return found
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"``, either way round."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    if not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and any(
+        isinstance(s, ast.Constant) and s.value == "__main__" for s in sides
+    )
 
 
 def _binds(statement: ast.stmt, package: str) -> list[tuple[str, list[str]]]:

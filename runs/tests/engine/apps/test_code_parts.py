@@ -109,6 +109,11 @@ APP_TEXT = textwrap.dedent(
             .with_entrypoint("shout")
             .build()
         )
+
+
+    if __name__ == "__main__":  # how Burr's examples end: binds state, action, result
+        action, result, state = application().run(halt_after=["low_again"])
+        print(state)
     """
 )
 HELPERS_TEXT = textwrap.dedent(
@@ -179,6 +184,19 @@ def test_a_helper_module_enters_by_its_text_and_libraries_by_their_version(proje
     # measure reads json and os only: the standard library, no module part
     measured = code_parts(actions(reimport())["measure"])
     assert not [p for p in measured if p.startswith(("module:", "global:"))], measured
+
+
+def test_a_parameter_named_like_a_script_variable_reads_nothing_of_the_module(project):
+    """Every action's parameter ``state`` is its own, not the ``state`` the module's
+    ``__main__`` block binds (a public app flagged every step on any edit so: ``state`` →
+    ``application`` → every action)."""
+    parts = {name: code_parts(a) for name, a in actions(reimport()).items()}
+
+    assert not [p for p in parts["measure"] if p.startswith("global:")], parts["measure"]
+    assert "global:state" not in parts["shout"] and "global:application" not in parts["shout"]
+    assert {p for p in parts["shout"] if p.startswith("global:")} == {
+        "global:LIMIT", "global:_cut", "global:SEEN",
+    }  # fmt: skip
 
 
 def test_editing_a_module_the_helper_imports_changes_the_version_and_names_the_file(project):
