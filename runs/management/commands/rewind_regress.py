@@ -64,6 +64,11 @@ class Command(BatchExecution, RewindCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             self.check_batch_execution(options)
+            if options["enqueue"] and options["junit"]:
+                raise CommandError(
+                    "--junit reports the replay's end, and with --enqueue nothing has run yet: "
+                    "run without --enqueue (or read the batch's page when it is done)"
+                )
             junit = self.junit_path(options["junit"])
             plan = plan_regression(self.request(options))
         except (CommandError, RewindError) as exc:
@@ -84,11 +89,12 @@ class Command(BatchExecution, RewindCommand):
                 {
                     **result.as_json(),
                     "fail_on": options["fail_on"],
-                    "failed": bool(failures),
+                    # queued: nothing is judged yet (rewind_show, or the batch's page)
+                    "failed": None if options["enqueue"] else bool(failures),
                 }
             )
         else:
-            self.print_result(result, options["fail_on"], failures)
+            self.print_result(result, options["fail_on"], failures, queued=options["enqueue"])
         if interrupted:
             raise CommandError(f"interrupted: regression replay {batch.pk} is partly executed")
         if options["enqueue"]:
@@ -129,7 +135,11 @@ class Command(BatchExecution, RewindCommand):
         return path
 
     def print_result(
-        self, result: RegressionResult, fail_on: str, failures: list[tuple[Any, list[str]]]
+        self,
+        result: RegressionResult,
+        fail_on: str,
+        failures: list[tuple[Any, list[str]]],
+        queued: bool = False,
     ) -> None:
         batch = result.batch
         self.stdout.write(
@@ -165,7 +175,9 @@ class Command(BatchExecution, RewindCommand):
                 + (f" · {changes}" if changes else "")
             )
         verdict = (
-            f"FAIL (--fail-on {fail_on}): {len(failures)} run(s)"
+            "queued: nothing judged yet (rewind_show, or the batch's page)"
+            if queued
+            else f"FAIL (--fail-on {fail_on}): {len(failures)} run(s)"
             if failures
             else f"pass (--fail-on {fail_on})"
         )

@@ -341,6 +341,8 @@ def test_bad_input_exits_2_and_writes_no_batch(user_app, tmp_path):
         (("--pipeline", NAME, "--junit", str(tmp_path / "missing" / "r.xml")),
          f"no folder {tmp_path / 'missing'}"),
         (("--pipeline", NAME, "--junit", str(tmp_path)), "--junit names a folder, not a file"),
+        (("--pipeline", NAME, "--enqueue", "--junit", str(tmp_path / "r.xml")),
+         "with --enqueue nothing has run yet"),
     ):  # fmt: skip
         result = user_app.regress(*args, "--json")
         assert result.returncode == 2, result
@@ -435,3 +437,18 @@ def test_limit_takes_the_newest_runs_and_a_fork_is_a_skipped_row(user_app, tmp_p
         call_command("rewind_regress", "--runs", str(fork.pk), stdout=io.StringIO())
     assert caught.value.returncode == 2
     assert str(caught.value) == f"none of the 1 run(s) can be re-run: {reason}"
+
+
+def test_an_enqueued_replay_reports_its_runs_queued_and_judges_nothing(
+    user_app, django_capture_on_commit_callbacks
+):
+    """Queued runs have no steps yet: no first divergence is made up from the recorded run's
+    first step, and the gate says nothing (``failed`` null), rather than "failed"."""
+    sources = user_app.record(REQUESTS[:2])
+
+    with django_capture_on_commit_callbacks(execute=False):
+        data = regress_here("--runs", *[str(s.pk) for s in sources], "--enqueue")
+
+    assert [row["status"] for row in data["runs"]] == ["queued", "queued"]
+    assert [row["first_divergence"] for row in data["runs"]] == [None, None]
+    assert data["failed"] is None and data["finished"] is False

@@ -179,13 +179,14 @@ def regression_result(batch: Batch, page: list[int] | None = None) -> Regression
     runs = []
     for source in result.sources:
         fork = source.row.fork_id
+        finished = bool(fork) and source.row.fork.is_finished  # queued or running: no answer yet
         mine = steps.get(fork, []) if fork else []
         was = steps.get(source.row.source_id, [])
         changes = _code_changes(was, mine)
         runs.append(
             RunRegression(
                 source,
-                _first_divergence(was, mine) if fork else None,
+                _first_divergence(was, mine) if finished else None,
                 list(dict.fromkeys(change["node"] for change in changes)),
                 changes,
             )
