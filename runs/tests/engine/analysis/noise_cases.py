@@ -696,6 +696,799 @@ family(
     ),
 )
 
+# --- issue 43: what ordinary words carry (tuning cases)
+# Antonyms with no negation word, a list item replaced or dropped, a lower-case field, a value
+# inside a JSON string, another tool name, an operator in code, number words, units, scale and
+# currency, swapped roles, other languages; and hard rewordings that change none of it.
+
+family(
+    "monthly churn report",
+    [
+        "Monthly churn increased from 3.1 % in April to 4.4 % in May, above our 3.5 % target, "
+        "mostly because of annual-plan cancellations.",
+        "Churn rose to 4.4 % in May (April: 3.1 %), putting us above the 3.5 % target; most of "
+        "the rise came from annual-plan cancellations.",
+        "May churn was 4.4 %, up from 3.1 % in April and above the 3.5 % goal. Cancellations of "
+        "annual plans drove most of it.",
+        "Customer churn climbed from 3.1 % to 4.4 % between April and May, exceeding the 3.5 % "
+        "target, largely due to annual plan cancellations.",
+        "Churn went up in May to 4.4 % from 3.1 %, which is above target (3.5 %). The main "
+        "driver: customers cancelling annual plans.",
+        "At 4.4 %, May's churn is higher than April's 3.1 % and above the 3.5 % target; "
+        "annual-plan cancellations account for most of the increase.",
+        "Churn increased month over month, 3.1 % → 4.4 %, and is now above the 3.5 % target, "
+        "mainly from annual subscribers cancelling.",
+        "We lost more customers in May: churn rose from 3.1 % to 4.4 %, above the 3.5 % target, "
+        "driven by annual-plan cancellations (about two thirds of the total).",
+        "Churn grew from 3.1 % (April) to 4.4 % (May), above the 3.5 % target, with annual-plan "
+        "cancellations the biggest factor.",
+    ],
+    (
+        "rewording, words no reference uses",
+        "Attrition worsened in May, reaching 4.4 % against April's 3.1 % and overshooting the "
+        "3.5 % goal; departures from yearly plans were the chief cause.",
+        WITHIN,
+    ),
+    (
+        "rewording, passive, target first",
+        "The 3.5 % target was exceeded in May, when churn reached 4.4 %, up from 3.1 % in April; "
+        "annual-plan cancellations were behind most of it.",
+        WITHIN,
+    ),
+    (
+        "rewording, terse, no share",
+        "Churn: 3.1 % → 4.4 % (April → May), over the 3.5 % target, mainly annual-plan "
+        "cancellations.",
+        WITHIN,
+    ),
+    (
+        "antonyms, no negation word (hard)",
+        "Monthly churn decreased from 4.4 % in April to 3.1 % in May, below our 3.5 % target, "
+        "mostly because of fewer annual-plan cancellations.",
+        BEYOND,
+    ),
+    (
+        "another plan, one word",
+        "Churn rose to 4.4 % in May (April: 3.1 %), putting us above the 3.5 % target; most of "
+        "the rise came from monthly-plan cancellations.",
+        BEYOND,
+    ),
+)
+
+family(
+    "conference talk proposal review",
+    [
+        "Accept the talk 'Feature flags without tears': the outline is concrete, the speaker has "
+        "given it at two meetups, and it fits the delivery track.",
+        "Accept. The proposal on feature flags has a concrete outline, the speaker has presented "
+        "it at two meetups, and it suits the delivery track.",
+        "I recommend accepting 'Feature flags without tears' — a concrete outline, already "
+        "tested at two meetups, and a good fit for the delivery track.",
+        "Recommendation: accept. Concrete outline, a speaker who has given the talk twice at "
+        "meetups, and a natural fit for delivery.",
+        "This talk should be accepted for the delivery track; the outline is specific and the "
+        "speaker has delivered it at 2 meetups.",
+        "Strong accept for the feature flags talk: clear, concrete outline; proven at two "
+        "meetups; fits the delivery track well.",
+        "We recommend accepting the 'Feature flags without tears' talk. Its outline is concrete, "
+        "it has been given at two meetups, and it belongs in the delivery track.",
+        "The feature flags proposal is a good fit for the delivery track, with a concrete outline "
+        "and a speaker who has given it at two local meetups. Accept.",
+        "Accept: concrete outline, delivered twice before at meetups, fits delivery.",
+    ],
+    (
+        "rewording, words no reference uses",
+        "Take this one: the speaker has already run the feature-flag session at a pair of "
+        "meetups, the plan is specific, and delivery is the right track for it.",
+        WITHIN,
+    ),
+    (
+        "rewording, passive",
+        "The talk on feature flags should be approved for the delivery track; it has been "
+        "presented at two meetups and its outline is concrete.",
+        WITHIN,
+    ),
+    (
+        "reject, antonyms, no negation word (hard)",
+        "Recommendation: reject. Vague outline, a speaker who has given the talk twice at "
+        "meetups, and a poor fit for delivery.",
+        BEYOND,
+    ),
+    (
+        "advise against instead of recommend",
+        "We advise against accepting the 'Feature flags without tears' talk. Its outline is "
+        "concrete, but it has been given at two meetups already.",
+        BEYOND,
+    ),
+    (
+        "another track",
+        "Accept the talk 'Feature flags without tears': the outline is concrete, the speaker has "
+        "given it at two meetups, and it fits the security track.",
+        BEYOND,
+    ),
+)
+
+family(
+    "drone rules for a city park",
+    [
+        "Recreational drones are permitted in Riverside Park on weekdays before 9 am, below "
+        "50 m and at least 30 m from people.",
+        "Flying a recreational drone in Riverside Park is permitted on weekdays before 9 am, as "
+        "long as you stay below 50 m and keep 30 m from people.",
+        "Riverside Park allows hobby drones on weekday mornings until 9 am; keep under 50 m "
+        "altitude and 30 m away from others.",
+        "You may fly a drone for fun in Riverside Park before 9 am on weekdays, below 50 metres "
+        "and at least 30 metres from anyone.",
+        "Drones (recreational) are allowed in Riverside Park weekdays before 9:00, max height "
+        "50 m, minimum 30 m from people.",
+        "Yes — hobby drone flights are permitted in Riverside Park before 9 am Monday to Friday, "
+        "under 50 m and 30 m clear of people.",
+        "The park rules permit recreational drones in Riverside Park on weekdays until 9 am, "
+        "provided they fly below 50 m and stay 30 m from people. No city registration is needed.",
+        "Recreational drone use is allowed in Riverside Park before 9 am on weekdays, with a "
+        "50 m height limit and a 30 m distance from people.",
+        "Permitted: recreational drones in Riverside Park, weekdays before 9 am, below 50 m, "
+        "30 m from people.",
+    ],
+    (
+        "rewording, number words",
+        "Hobbyists can fly drones in Riverside Park on Monday–Friday mornings up to nine "
+        "o'clock, keeping beneath fifty metres and thirty metres from bystanders.",
+        WITHIN,
+    ),
+    (
+        "rewording, contraction",
+        "It's fine to fly a leisure drone in Riverside Park on weekdays before 9 am if it stays "
+        "under 50 m and 30 m from people.",
+        WITHIN,
+    ),
+    (
+        "prohibited, no negation word",
+        "Recreational drones are prohibited in Riverside Park on weekdays before 9 am, whatever "
+        "the height or the distance from people.",
+        BEYOND,
+    ),
+    (
+        "above instead of below",
+        "Flying a recreational drone in Riverside Park is permitted on weekdays before 9 am, as "
+        "long as you stay above 50 m and keep 30 m from people.",
+        BEYOND,
+    ),
+)
+
+family(
+    "municipal pool notice in Spanish",
+    [
+        "La piscina municipal está abierta hoy de 10:00 a 20:00; el acceso cuesta 3 euros.",
+        "Hoy la piscina municipal abre de 10:00 a 20:00 y la entrada cuesta 3 euros.",
+        "La piscina municipal permanece abierta hoy, de 10 a 20 h. Entrada: 3 €.",
+        "Abierta hoy: piscina municipal, horario de 10:00 a 20:00, entrada de 3 euros.",
+        "Puedes ir hoy a la piscina municipal: está abierta de 10:00 a 20:00 y la entrada vale "
+        "3 euros.",
+        "La piscina municipal abre hoy entre las 10:00 y las 20:00; el precio de la entrada es "
+        "de tres euros.",
+        "Hoy la piscina municipal está abierta desde las 10 hasta las 20 horas, con entrada a "
+        "3 euros.",
+        "La piscina municipal estará abierta hoy de 10:00 a 20:00. La entrada cuesta 3 euros "
+        "(gratis para menores de 6 años).",
+        "Piscina municipal: abierta hoy de 10:00 a 20:00, entrada 3 euros.",
+    ],
+    (
+        "rewording",
+        "El horario de hoy de la piscina municipal va de las 10 a las 20 horas; se paga una "
+        "entrada de 3 euros.",
+        WITHIN,
+    ),
+    (
+        "rewording, short, number word",
+        "Piscina municipal abierta hoy, 10–20 h; entrada a tres euros.",
+        WITHIN,
+    ),
+    (
+        "closed today, no negation word",
+        "La piscina municipal está cerrada hoy; mañana abre de 10:00 a 20:00 y la entrada cuesta "
+        "3 euros.",
+        BEYOND,
+    ),
+    (
+        "another price, a number word",
+        "La piscina municipal abre hoy entre las 10:00 y las 20:00; el precio de la entrada es "
+        "de cinco euros.",
+        BEYOND,
+    ),
+)
+
+family(
+    "holiday flat house rules in German",
+    [
+        "Rauchen ist auf dem Balkon erlaubt, Haustiere sind willkommen, und ab 22 Uhr gilt "
+        "Nachtruhe.",
+        "Auf dem Balkon darf geraucht werden. Haustiere sind erlaubt. Nachtruhe ab 22:00 Uhr.",
+        "Hausregeln: Rauchen auf dem Balkon erlaubt, Haustiere gestattet, Ruhe ab 22 Uhr.",
+        "Sie dürfen auf dem Balkon rauchen und Ihr Haustier mitbringen; ab 22 Uhr bitte "
+        "Nachtruhe einhalten.",
+        "Auf dem Balkon ist das Rauchen gestattet, Haustiere sind erlaubt, und die Nachtruhe "
+        "beginnt um 22 Uhr.",
+        "Balkon: Rauchen erlaubt. Haustiere: willkommen. Nachtruhe: ab 22 Uhr.",
+        "Geraucht werden darf auf dem Balkon; Hunde und Katzen sind willkommen; ab zehn Uhr "
+        "abends ist Nachtruhe.",
+        "Rauchen ist nur auf dem Balkon erlaubt, Haustiere sind willkommen (bitte vorher "
+        "anmelden), und ab 22 Uhr herrscht Nachtruhe.",
+        "Das Rauchen auf dem Balkon ist erlaubt, Haustiere dürfen mit, Nachtruhe ab 22 Uhr.",
+    ],
+    (
+        "rewording",
+        "Auf dem Balkon können Gäste rauchen, Tiere dürfen mitgebracht werden, und von 22 Uhr "
+        "an soll es ruhig sein.",
+        WITHIN,
+    ),
+    (
+        "rewording, reordered",
+        "Ab 22 Uhr ist Nachtruhe; Haustiere sind willkommen, und geraucht werden darf auf dem "
+        "Balkon.",
+        WITHIN,
+    ),
+    (
+        "verboten instead of erlaubt",
+        "Rauchen ist auf dem Balkon verboten, Haustiere sind willkommen, und ab 22 Uhr gilt "
+        "Nachtruhe.",
+        BEYOND,
+    ),
+    (
+        "another hour",
+        "Auf dem Balkon darf geraucht werden. Haustiere sind erlaubt. Nachtruhe ab 23:00 Uhr.",
+        BEYOND,
+    ),
+)
+
+family(
+    "campsite rules in French",
+    [
+        "Au camping, les chiens sont autorisés en laisse ; les feux de camp sont interdits, mais "
+        "le barbecue à gaz est permis.",
+        "Chiens acceptés s'ils sont tenus en laisse. Feux de camp interdits ; barbecues à gaz "
+        "autorisés.",
+        "Les chiens sont les bienvenus au camping à condition d'être en laisse. Les feux de camp "
+        "sont interdits, les barbecues au gaz autorisés.",
+        "Vous pouvez venir avec votre chien (en laisse). En revanche, les feux de camp sont "
+        "interdits ; seuls les barbecues à gaz sont autorisés.",
+        "Règlement du camping : chiens autorisés en laisse, feux de camp interdits, barbecue à "
+        "gaz accepté.",
+        "Les chiens tenus en laisse sont autorisés sur le camping ; il est interdit de faire des "
+        "feux de camp, mais on peut utiliser un barbecue à gaz.",
+        "Chiens admis en laisse ; pas de feux de camp ; barbecue à gaz permis.",
+        "Au camping, les chiens sont autorisés s'ils restent en laisse, et les barbecues à gaz "
+        "sont permis ; les feux de camp, eux, sont interdits à cause du risque d'incendie.",
+        "Les feux de camp sont interdits sur le camping, mais les barbecues à gaz et les chiens "
+        "en laisse sont autorisés.",
+    ],
+    (
+        "rewording",
+        "Votre chien peut vous accompagner au camping s'il reste attaché ; aucun feu de camp "
+        "n'est toléré, le barbecue au gaz l'est.",
+        WITHIN,
+    ),
+    (
+        "rewording, reordered",
+        "Barbecues à gaz autorisés, feux de camp interdits, et chiens acceptés à condition "
+        "d'être en laisse.",
+        WITHIN,
+    ),
+    (
+        "dogs prohibited, both words in the references (hard)",
+        "Règlement du camping : chiens interdits, feux de camp interdits, barbecue à gaz accepté.",
+        BEYOND,
+    ),
+    (
+        "campfires allowed",
+        "Chiens acceptés s'ils sont tenus en laisse. Feux de camp autorisés ; barbecues à gaz "
+        "autorisés.",
+        BEYOND,
+    ),
+)
+
+family(
+    "passport renewal documents",
+    [
+        "To renew your passport, bring the old passport, two recent photos, and proof of "
+        "address; the new one arrives in about three weeks.",
+        "For a passport renewal you need your old passport, two recent photos and a proof of "
+        "address. Expect the new passport in roughly three weeks.",
+        "Bring three things: your current passport, 2 recent photos, and proof of address. "
+        "Delivery takes about 3 weeks.",
+        "Renewal checklist: old passport, two passport photos (recent), proof of address. "
+        "Processing time: around three weeks.",
+        "You'll need your current passport, two recent photographs and a document proving your "
+        "address; the new passport usually comes within three weeks.",
+        "Take your old passport, two up-to-date photos and proof of address to the appointment. "
+        "The new passport should arrive in about three weeks.",
+        "Documents required: the old passport, two recent photos, proof of address (a utility "
+        "bill under three months old works). Wait time is about three weeks.",
+        "Old passport + 2 recent photos + proof of address. Your new passport will be ready in "
+        "approximately 3 weeks.",
+        "Bring your old passport, two recent pictures, and proof of address. The renewed "
+        "passport arrives in around three weeks.",
+    ],
+    (
+        "rewording, digits, an example only one reference gave",
+        "Needed at the counter: the passport you have now, 2 fresh photos and something showing "
+        "where you live, such as a bank statement. Turnaround is about 3 weeks.",
+        WITHIN,
+    ),
+    (
+        "rewording, reordered, contraction",
+        "It'll take about three weeks to get the new passport; bring proof of address, two "
+        "recent photos and the old passport.",
+        WITHIN,
+    ),
+    (
+        "an item replaced",
+        "To renew your passport, bring the old passport, two recent photos, and your birth "
+        "certificate; the new one arrives in about three weeks.",
+        BEYOND,
+    ),
+    (
+        "an item dropped",
+        "To renew your passport, bring the old passport and two recent photos; the new one "
+        "arrives in about three weeks.",
+        BEYOND,
+    ),
+    (
+        "another number word",
+        "For a passport renewal you need your old passport, two recent photos and a proof of "
+        "address. Expect the new passport in roughly four weeks.",
+        BEYOND,
+    ),
+)
+
+family(
+    "barbecue shopping list",
+    [
+        "Shopping list for the barbecue: 2 kg chicken wings, 12 burger buns, 1 kg halloumi, "
+        "3 bags of charcoal, napkins.",
+        "Buy 2 kg of chicken wings, a dozen burger buns, 1 kg of halloumi, three bags of "
+        "charcoal and a pack of napkins.",
+        "- chicken wings, 2 kg\n- burger buns x12\n- halloumi, 1 kg\n- charcoal, 3 bags\n- napkins",
+        "For Saturday's barbecue: chicken wings (2 kg), burger buns (12), halloumi (1 kg), "
+        "charcoal (3 bags) and napkins.",
+        "We need two kilos of chicken wings, twelve buns, a kilo of halloumi, 3 bags of "
+        "charcoal, and napkins.",
+        "List: 2 kg wings, 12 buns, 1 kg halloumi, 3 charcoal bags, 1 pack napkins.",
+        "Get 12 burger buns, 2 kg of chicken wings, 1 kg of halloumi for the vegetarians, 3 bags "
+        "of charcoal and some napkins.",
+        "Barbecue shopping: chicken wings 2 kg, halloumi 1 kg, burger buns 12, charcoal 3 bags, "
+        "napkins 1 pack.",
+        "Pick up 2 kg of chicken wings, 12 burger buns, 1 kg of halloumi, three bags of "
+        "charcoal, and napkins.",
+    ],
+    (
+        "rewording, other words, reordered",
+        "Grab a pack of napkins, three sacks of charcoal, a dozen burger rolls, two kilograms "
+        "of chicken wings and one kilogram of halloumi.",
+        WITHIN,
+    ),
+    (
+        "rewording, bullets",
+        "* 2 kg chicken wings\n* 12 burger buns\n* 1 kg halloumi\n* 3 bags charcoal\n"
+        "* napkins (1 pack)",
+        WITHIN,
+    ),
+    (
+        "an item replaced",
+        "Shopping list for the barbecue: 2 kg chicken wings, 12 burger buns, 1 kg feta, 3 bags "
+        "of charcoal, napkins.",
+        BEYOND,
+    ),
+    (
+        "an item dropped",
+        "Buy 2 kg of chicken wings, a dozen burger buns, three bags of charcoal and a pack of "
+        "napkins.",
+        BEYOND,
+    ),
+    (
+        "pounds instead of kilograms",
+        "Pick up 2 lb of chicken wings, 12 burger buns, 1 lb of halloumi, three bags of "
+        "charcoal, and napkins.",
+        BEYOND,
+    ),
+)
+
+family(
+    "click-and-collect order note",
+    [
+        "Order 1182 for Dana Lee: pickup today at 18:30, payment: cash, 3 items.",
+        "Order 1182 (Dana Lee) — pickup today 18:30, payment: cash, 3 items.",
+        "Dana Lee's order 1182 will be picked up today at 6:30 pm; she pays in cash. 3 items.",
+        "order 1182 · customer Dana Lee · pickup 18:30 today · payment cash · items: 3",
+        "Pickup today at 18:30 for order 1182 (Dana Lee, 3 items), paying cash.",
+        "Order 1182: Dana Lee collects 3 items today at 18:30 and will pay cash at the counter.",
+        "Dana Lee — order #1182 — 3 items — pickup at 18:30 today — payment: cash.",
+        "Order 1182 for Dana Lee is ready for pickup at 18:30 today; payment method cash; three "
+        "items.",
+        "Collect: order 1182, Dana Lee, today 18:30, cash payment, 3 items in one bag.",
+    ],
+    (
+        "rewording, 12-hour clock",
+        "Dana Lee is collecting order 1182 (three items) at 6:30 this evening and paying with "
+        "cash.",
+        WITHIN,
+    ),
+    ("rewording, terse lower case", "order 1182 dana lee pickup 18:30 today cash 3 items", WITHIN),
+    (
+        "card instead of cash, lower case",
+        "Order 1182 (Dana Lee) — pickup today 18:30, payment: card, 3 items.",
+        BEYOND,
+    ),
+    (
+        "delivery instead of pickup",
+        "Order 1182 for Dana Lee: delivery today at 18:30, payment: cash, 3 items.",
+        BEYOND,
+    ),
+    (
+        "another time, 12-hour clock",
+        "Dana Lee's order 1182 will be picked up today at 8:30 pm; she pays in cash. 3 items.",
+        BEYOND,
+    ),
+)
+
+family(
+    "subscription cancellation as a JSON string",
+    [
+        '{"action": "cancel", "refund": true, "amount": 14.99, "reason": "charged after '
+        'cancelling during the free trial"}',
+        '{"action": "cancel", "refund": true, "amount": 14.99, "reason": "customer cancelled in '
+        'the trial but was still billed"}',
+        '{"refund": true, "action": "cancel", "amount": 14.99, "reason": "billed despite '
+        'cancelling within the trial period"}',
+        '{\n  "action": "cancel",\n  "refund": true,\n  "amount": 14.99,\n  "reason": "trial '
+        'cancelled before the first charge, charge went through anyway"\n}',
+        '{"action": "cancel", "refund": true, "amount": 14.99, "currency": "USD", "reason": '
+        '"charged after trial cancellation"}',
+        '{"action": "cancel", "amount": 14.99, "refund": true, "reason": "user cancelled during '
+        'trial and was charged"}',
+        '{"action": "cancel", "refund": true, "amount": 14.99, "reason": "first monthly charge '
+        'taken although the trial was cancelled"}',
+        '{"reason": "charged after cancelling in the trial", "action": "cancel", "refund": true, '
+        '"amount": 14.99}',
+        '{"action": "cancel", "refund": true, "amount": 14.99, "reason": "cancelled during '
+        'trial, still charged 14.99"}',
+    ],
+    (
+        "keys reordered, another reason",
+        '{"amount": 14.99, "refund": true, "reason": "still charged though the trial was '
+        'cancelled", "action": "cancel"}',
+        WITHIN,
+    ),
+    (
+        "compact spacing",
+        '{"action":"cancel","refund":true,"amount":14.99,"reason":"billed after trial '
+        'cancellation"}',
+        WITHIN,
+    ),
+    (
+        "refund false",
+        '{"action": "cancel", "refund": false, "amount": 14.99, "reason": "charged after '
+        'cancelling during the free trial"}',
+        BEYOND,
+    ),
+    (
+        "another action",
+        '{"action": "pause", "refund": true, "amount": 14.99, "reason": "customer cancelled in '
+        'the trial but was still billed"}',
+        BEYOND,
+    ),
+)
+
+family(
+    "JSON tool call to track a parcel",
+    [
+        '{"tool": "track_parcel", "arguments": {"tracking_number": "JD014600003SE", "carrier": '
+        '"postnord"}}',
+        '{"tool": "track_parcel", "arguments": {"carrier": "postnord", "tracking_number": '
+        '"JD014600003SE"}}',
+        '{"arguments": {"tracking_number": "JD014600003SE", "carrier": "postnord"}, "tool": '
+        '"track_parcel"}',
+        '{\n  "tool": "track_parcel",\n  "arguments": {\n    "tracking_number": '
+        '"JD014600003SE",\n    "carrier": "postnord"\n  }\n}',
+        '{"tool": "track_parcel", "arguments": {"tracking_number": "JD014600003SE", "carrier": '
+        '"postnord"}}',
+        '{ "tool": "track_parcel", "arguments": { "tracking_number": "JD014600003SE", '
+        '"carrier": "postnord" } }',
+        '{"tool":"track_parcel", "arguments":{"tracking_number":"JD014600003SE", '
+        '"carrier":"postnord"}}',
+        '{"tool": "track_parcel", "arguments": {"carrier": "postnord", "tracking_number": '
+        '"JD014600003SE"}}',
+        '{"tool": "track_parcel", "arguments": {"tracking_number": "JD014600003SE", "carrier": '
+        '"postnord"}}',
+    ],
+    (
+        "keys reordered",
+        '{"arguments": {"carrier": "postnord", "tracking_number": "JD014600003SE"}, "tool": '
+        '"track_parcel"}',
+        WITHIN,
+    ),
+    (
+        "tab indented",
+        '{\n\t"tool": "track_parcel",\n\t"arguments": {"carrier": "postnord", '
+        '"tracking_number": "JD014600003SE"}\n}',
+        WITHIN,
+    ),
+    (
+        "another tool",
+        '{"tool": "cancel_parcel", "arguments": {"tracking_number": "JD014600003SE", "carrier": '
+        '"postnord"}}',
+        BEYOND,
+    ),
+    (
+        "another carrier",
+        '{"tool": "track_parcel", "arguments": {"tracking_number": "JD014600003SE", "carrier": '
+        '"dhl"}}',
+        BEYOND,
+    ),
+)
+
+family(
+    "SQL query for large unpaid invoices",
+    [
+        "SELECT id, customer_id, amount FROM invoices WHERE status = 'unpaid' AND amount >= 500 "
+        "ORDER BY amount DESC;",
+        "SELECT id, customer_id, amount\nFROM invoices\nWHERE status = 'unpaid' AND amount >= "
+        "500\nORDER BY amount DESC;",
+        "select id, customer_id, amount from invoices where status = 'unpaid' and amount >= 500 "
+        "order by amount desc;",
+        "SELECT i.id, i.customer_id, i.amount FROM invoices i WHERE i.status = 'unpaid' AND "
+        "i.amount >= 500 ORDER BY i.amount DESC;",
+        "SELECT id, customer_id, amount\nFROM invoices\nWHERE amount >= 500\n  AND status = "
+        "'unpaid'\nORDER BY amount DESC",
+        "SELECT id, customer_id, amount FROM invoices WHERE status = 'unpaid' AND amount >= 500 "
+        "ORDER BY amount DESC",
+        "SELECT\n    id,\n    customer_id,\n    amount\nFROM invoices\nWHERE status = 'unpaid'\n"
+        "  AND amount >= 500\nORDER BY amount DESC;",
+        "SELECT inv.id, inv.customer_id, inv.amount\nFROM invoices AS inv\nWHERE inv.status = "
+        "'unpaid' AND inv.amount >= 500\nORDER BY inv.amount DESC;",
+        "-- unpaid invoices of 500 or more, largest first\nSELECT id, customer_id, amount FROM "
+        "invoices WHERE status = 'unpaid' AND amount >= 500 ORDER BY amount DESC;",
+    ],
+    (
+        "reformatted, lower case, conditions swapped",
+        "select id, customer_id, amount\nfrom invoices\nwhere amount >= 500 and status = "
+        "'unpaid'\norder by amount desc;",
+        WITHIN,
+    ),
+    (
+        "the comparison mirrored (hard)",
+        "SELECT id, customer_id, amount FROM invoices WHERE status = 'unpaid' AND 500 <= amount "
+        "ORDER BY amount DESC;",
+        WITHIN,
+    ),
+    (
+        "another alias",
+        "SELECT bill.id, bill.customer_id, bill.amount FROM invoices AS bill WHERE bill.status "
+        "= 'unpaid' AND bill.amount >= 500 ORDER BY bill.amount DESC;",
+        WITHIN,
+    ),
+    (
+        "> instead of >=",
+        "SELECT id, customer_id, amount FROM invoices WHERE status = 'unpaid' AND amount > 500 "
+        "ORDER BY amount DESC;",
+        BEYOND,
+    ),
+    (
+        "OR instead of AND",
+        "SELECT id, customer_id, amount FROM invoices WHERE status = 'unpaid' OR amount >= 500 "
+        "ORDER BY amount DESC;",
+        BEYOND,
+    ),
+)
+
+family(
+    "Python password rule from a coding agent",
+    [
+        "def is_strong(password):\n    return len(password) >= 12 and any(c.isdigit() for c in "
+        "password)",
+        "def is_strong(password: str) -> bool:\n    return len(password) >= 12 and "
+        "any(ch.isdigit() for ch in password)",
+        "def is_strong(password):\n    if len(password) < 12:\n        return False\n    return "
+        "any(c.isdigit() for c in password)",
+        "def is_strong(password):\n    long_enough = len(password) >= 12\n    has_digit = "
+        "any(c.isdigit() for c in password)\n    return long_enough and has_digit",
+        'def is_strong(password: str) -> bool:\n    """At least 12 characters and at least one '
+        'digit."""\n    return len(password) >= 12 and any(char.isdigit() for char in password)',
+        "def is_strong(password):\n    return any(c.isdigit() for c in password) and "
+        "len(password) >= 12",
+        "def is_strong(password):\n    return len(password) >= 12 and any(map(str.isdigit, "
+        "password))",
+        "def is_strong(password: str) -> bool:\n    has_digit = any(c.isdigit() for c in "
+        "password)\n    return has_digit and len(password) >= 12",
+        "def is_strong(password):\n    # 12+ characters, including a digit\n    return "
+        "len(password) >= 12 and any(c.isdigit() for c in password)",
+    ],
+    (
+        "a local renamed",
+        "def is_strong(password):\n    return len(password) >= 12 and any(symbol.isdigit() for "
+        "symbol in password)",
+        WITHIN,
+    ),
+    (
+        "reformatted as if/return",
+        "def is_strong(password):\n    if len(password) >= 12 and any(c.isdigit() for c in "
+        "password):\n        return True\n    return False",
+        WITHIN,
+    ),
+    (
+        "or instead of and",
+        "def is_strong(password):\n    return len(password) >= 12 or any(c.isdigit() for c in "
+        "password)",
+        BEYOND,
+    ),
+    (
+        "> instead of >=",
+        "def is_strong(password: str) -> bool:\n    return len(password) > 12 and "
+        "any(ch.isdigit() for ch in password)",
+        BEYOND,
+    ),
+    (
+        "another check, one word",
+        "def is_strong(password):\n    return len(password) >= 12 and any(c.isupper() for c in "
+        "password)",
+        BEYOND,
+    ),
+)
+
+family(
+    "vaccine vial storage instructions",
+    [
+        "Keep the vials refrigerated at 2–8 °C and do not freeze them; after opening, use "
+        "within 28 days. Up to 12 hours at room temperature is safe.",
+        "Store the vials in a fridge at 2–8 °C, never frozen. Once opened, use them within 28 "
+        "days; up to 12 hours at room temperature is safe.",
+        "Refrigerate at 2 to 8 °C and don't freeze. Opened vials last 28 days. Leaving them out "
+        "at room temperature for up to 12 hours is safe.",
+        "Storage: 2–8 °C in the refrigerator, do not freeze; use opened vials within 28 days. "
+        "Room temperature is fine for as long as 12 hours.",
+        "Keep unopened vials between 2 °C and 8 °C (no freezing). After first use, they're good "
+        "for 28 days, and a 12-hour spell at room temperature is safe.",
+        "Vials belong in the fridge at 2–8 °C and must not be frozen; once opened, use within "
+        "twenty-eight days. Up to 12 h at room temperature is safe.",
+        "Refrigerate the vials (2–8 °C), never freeze, and use them within 28 days of opening. "
+        "They're safe at room temperature for up to 12 hours, e.g. while travelling.",
+        "Store at 2–8 °C, do not freeze. Use opened vials within 28 days. Up to 12 hours out of "
+        "the fridge at room temperature is safe.",
+        "Keep the vials cold at 2–8 °C but not frozen, use opened ones within 28 days, and note "
+        "that room temperature for up to 12 hours is safe.",
+    ],
+    (
+        "rewording, half a day, discard after (hard)",
+        "Keep the vials in the refrigerator at 2–8 °C, never in the freezer; throw opened vials "
+        "away after 28 days. Half a day at room temperature does no harm.",
+        WITHIN,
+    ),
+    (
+        "rewording, will not",
+        "Vials kept at room temperature for up to 12 hours will not be harmed; otherwise store "
+        "them at 2–8 °C without freezing and use opened ones within 28 days.",
+        WITHIN,
+    ),
+    (
+        "Fahrenheit instead of Celsius",
+        "Store the vials in a fridge at 2–8 °F, never frozen. Once opened, use them within 28 "
+        "days; up to 12 hours at room temperature is safe.",
+        BEYOND,
+    ),
+    (
+        "unsafe instead of safe",
+        "Refrigerate at 2 to 8 °C and don't freeze. Opened vials last 28 days. Leaving them out "
+        "at room temperature for up to 12 hours is unsafe.",
+        BEYOND,
+    ),
+    (
+        "another number word",
+        "Vials belong in the fridge at 2–8 °C and must not be frozen; once opened, use within "
+        "fourteen days. Up to 12 h at room temperature is safe.",
+        BEYOND,
+    ),
+)
+
+family(
+    "transfer between company accounts",
+    [
+        "Transferred $12,000 from the Operations account to the Payroll account on 3 March; "
+        "reference TR-5521.",
+        "$12,000 was moved from Operations to Payroll on 3 March (ref. TR-5521).",
+        "Transfer complete: 12,000 USD from the Operations account to the Payroll account, "
+        "3 March, reference TR-5521.",
+        "On March 3 we transferred twelve thousand dollars from Operations into Payroll; the "
+        "reference is TR-5521.",
+        "Payroll received $12,000 from the Operations account on 3 March. Reference: TR-5521.",
+        "Done — $12k sent from Operations to Payroll on 3 March, ref TR-5521.",
+        "A transfer of USD 12,000 from the Operations account to the Payroll account was made "
+        "on 3 March (TR-5521).",
+        "Moved 12 thousand dollars out of Operations and into Payroll on 3 March; reference "
+        "TR-5521. It should clear within one business day.",
+        "We sent $12,000 to the Payroll account from the Operations account on 3 March, "
+        "reference TR-5521.",
+    ],
+    (
+        "rewording, passive, receiver first",
+        "The Payroll account was credited with $12,000 from Operations on 3 March (reference "
+        "TR-5521).",
+        WITHIN,
+    ),
+    (
+        "rewording, number words",
+        "Twelve thousand US dollars went out of the Operations account into Payroll on the 3rd "
+        "of March, reference TR-5521.",
+        WITHIN,
+    ),
+    ("rewording, terse", "Operations to Payroll, 12,000 USD, March 3, ref TR-5521.", WITHIN),
+    (
+        "from and to swapped",
+        "Transferred $12,000 from the Payroll account to the Operations account on 3 March; "
+        "reference TR-5521.",
+        BEYOND,
+    ),
+    (
+        "receiver and sender swapped, receiver first (hard)",
+        "Operations received $12,000 from the Payroll account on 3 March. Reference: TR-5521.",
+        BEYOND,
+    ),
+    (
+        "million instead of thousand",
+        "On March 3 we transferred twelve million dollars from Operations into Payroll; the "
+        "reference is TR-5521.",
+        BEYOND,
+    ),
+    (
+        "euros instead of dollars",
+        "Transfer complete: 12,000 EUR from the Operations account to the Payroll account, "
+        "3 March, reference TR-5521.",
+        BEYOND,
+    ),
+)
+
+family(
+    "club chess game result",
+    [
+        "Anna Keller, playing black, beat Tomas Brandt in 34 moves in round 5 of the club "
+        "championship.",
+        "Round 5 of the club championship: Anna Keller won with the black pieces against Tomas "
+        "Brandt in 34 moves.",
+        "Tomas Brandt (white) lost to Anna Keller (black) in 34 moves in the fifth round.",
+        "With black, Anna Keller defeated Tomas Brandt after 34 moves in round five of the club "
+        "championship.",
+        "Anna Keller beat Tomas Brandt in round 5, winning as black in 34 moves.",
+        "Club championship, round 5: Brandt–Keller 0–1 in 34 moves.",
+        "In the fifth round Anna Keller took down Tomas Brandt with the black pieces; the game "
+        "lasted 34 moves and ended when Brandt resigned facing mate.",
+        "Tomas Brandt, with white, was beaten by Anna Keller in 34 moves (round 5, club "
+        "championship).",
+        "Keller (black) beat Brandt (white) in 34 moves in round 5.",
+    ],
+    (
+        "rewording, resigned",
+        "Tomas Brandt had the white pieces and resigned to Anna Keller on move 34 in the fifth "
+        "round of the club championship.",
+        WITHIN,
+    ),
+    (
+        "rewording, number words",
+        "Round five: Anna Keller, on the black side, won against Tomas Brandt in thirty-four "
+        "moves.",
+        WITHIN,
+    ),
+    (
+        "colours swapped, same names (hard)",
+        "Anna Keller, playing white, beat Tomas Brandt in 34 moves in round 5 of the club "
+        "championship.",
+        BEYOND,
+    ),
+    (
+        "the score reversed in notation",
+        "Club championship, round 5: Brandt–Keller 1–0 in 34 moves.",
+        BEYOND,
+    ),
+)
+
 # ============================================================================ categories
 
 family(
