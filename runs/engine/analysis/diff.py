@@ -37,6 +37,7 @@ from runs.engine.execution.artifacts import artifact_file
 from runs.lib.hashing import canonical_json, sha256_bytes
 
 if TYPE_CHECKING:
+    from runs.engine.analysis.noise import Referee
     from runs.models import Node, Run
 
 __all__ = [
@@ -547,7 +548,7 @@ class RunDiff:
         return result
 
 
-def diff_runs(run_a: Run, run_b: Run) -> RunDiff:
+def diff_runs(run_a: Run, run_b: Run, referee: Referee | None = None) -> RunDiff:
     """Compare two runs (:class:`RunDiff`).
 
     The first divergence is the first aligned step whose output hash differs or which one
@@ -626,7 +627,7 @@ def diff_runs(run_a: Run, run_b: Run) -> RunDiff:
         # Only a sampled run knows its noise; one more query, for its samples' steps.
         from runs.engine.analysis.noise import verdicts
 
-        judged = [v.as_json() for v in verdicts(run_a, nodes_a, nodes_b, changes)]
+        judged = [v.as_json() for v in verdicts(run_a, nodes_a, nodes_b, changes, referee)]
     return RunDiff(
         a=run_a.pk,
         b=run_b.pk,

@@ -22,7 +22,13 @@ is lexical, on purpose (no model, no dictionary, the same on every machine):
   cheapest, ahead of A and B" the ranked name is C alone;
 - **negations**: not, no, never, none, nothing, nobody, neither, nor, cannot, without,
   instead and every ``n't``;
-- **words**: the lowercased words, figures left out (they are compared as figures).
+- **words**: the lowercased words, figures left out (they are compared as figures);
+- **units**: the units it gives a figure (``km``, ``$``, ``million``; :mod:`.lexicon`), each
+  as its unit (``kilometres`` is ``km``);
+- **clauses**: its tokens (words, figures, units) in order, split into clauses at ``, ; . : !
+  ?``, a line break, and/or/but and the contrast words — what "the same roles" is read on.
+
+Number words are figures ("three of the four" quotes 3 and 4: :func:`.lexicon.number_words_as_digits`).
 
 A :class:`Pool` is what a reference makes available: every figure, word and ranked name of
 its values (its leaf, and the other leaves of its step when the caller gives them), so a
@@ -37,6 +43,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
+
+from runs.engine.analysis.lexicon import number_words_as_digits, unit_of
 
 __all__ = ["COUNTS", "Facts", "Pool", "facts", "figure_matches", "is_number"]
 
@@ -83,6 +91,10 @@ class Facts:
     names: frozenset[str]  # lowercased; a single letter as it is
     ranked: frozenset[str]  # the names in a clause with a ranking or decision word
     negations: tuple[str, ...]  # the negation words, lowercased, in order
+    units: frozenset[str] = frozenset()  # canonical units (lexicon.UNITS)
+    dimensions: frozenset[tuple[str, str]] = frozenset()  # (dimension, unit) pairs
+    clauses: tuple[tuple[str, ...], ...] = ()  # tokens in order, clause by clause
+    plain: frozenset[str] = frozenset()  # the words it writes in lower case somewhere
 
 
 def is_number(value: Any) -> bool:
@@ -192,10 +204,50 @@ def _names(text: str) -> tuple[set[str], list[tuple[int, str]]]:
     return names, where
 
 
+# A clause's tokens: a figure, a unit symbol, or a word.
+_TOKEN_RE = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])|[$€£¥₹%°]|[^\W\d_][\w'’-]*|\d\w*")
+_ROLE_CLAUSE_RE = re.compile(
+    r"[,;.:!?]+(?=\s|$)|\n|\s(?:and|or|but|while|whereas|although|though|than|versus|vs|"
+    r"unlike|then|et|ou|y|o|und|oder)\s|\s[-–—]\s",
+    re.IGNORECASE,
+)
+
+
+def _tokens(text: str) -> list[tuple[str, bool]]:
+    """``text``'s tokens in order, lowercased, each with whether it is a figure."""
+    out: list[tuple[str, bool]] = []
+    for match in _TOKEN_RE.finditer(text):
+        token = match.group()
+        if token[0].isdigit():
+            figure = _figure(token)
+            out.append((figure if figure is not None else token.lower(), figure is not None))
+        else:
+            out.append((token.rstrip("'’-").lower(), False))
+    return out
+
+
+def _clauses_and_units(text: str) -> tuple[tuple[tuple[str, ...], ...], set[tuple[str, str]]]:
+    clauses: list[tuple[str, ...]] = []
+    units: set[tuple[str, str]] = set()
+    start = 0
+    for end in [m.start() for m in _ROLE_CLAUSE_RE.finditer(text)] + [len(text)]:
+        tokens = _tokens(text[start:end])
+        after_figure = False
+        for token, is_figure in tokens:
+            if not is_figure and (unit := unit_of(token, after_figure)) is not None:
+                units.add((unit[1], unit[0]))
+            after_figure = is_figure
+        if tokens:
+            clauses.append(tuple(token for token, _ in tokens))
+        start = end
+    return tuple(clauses), units
+
+
 @lru_cache(maxsize=4096)
 def facts(text: str) -> Facts:
     """``text`` read for the noise rule (cached: the same references are read for every
     changed leaf of a step)."""
+    text = number_words_as_digits(text)
     names, where = _names(text)  # in the order they occur
     ranked: set[str] = set()
     start = next_name = 0
@@ -208,12 +260,17 @@ def facts(text: str) -> Facts:
             if clause_words & _RANKING:
                 ranked.update(name for _, name in where[first:next_name])
         start = end
+    clauses, dimensions = _clauses_and_units(text)
     return Facts(
         words=frozenset(w.lower() for w in _LETTERS_RE.findall(text)),
         figures=frozenset(_figures(text)),
         names=frozenset(names),
         ranked=frozenset(ranked),
         negations=tuple(m.group().lower() for m in _NEGATION_RE.finditer(text)),
+        units=frozenset(unit for _, unit in dimensions),
+        dimensions=frozenset(dimensions),
+        clauses=clauses,
+        plain=frozenset(w for w in _LETTERS_RE.findall(text) if w.islower()),
     )
 
 

@@ -12,30 +12,21 @@ is judged against the values the parent produced there, itself and its samples (
   reference had the same (a deterministic tool's output) is ``beyond-noise``.
 - a **number** is ``within-noise`` inside the references' range widened by ``NUMBER_MARGIN``
   of its width on each side, ``beyond-noise`` outside it.
-- a **text** (two or more words) is judged by what it states (:mod:`.facts`), not by how many
-  words it shares with a sample. It is ``beyond-noise``, however few words differ, when it
-
-  - quotes a **figure** no reference quotes (nor the same figure rounded, nor a rate as its
-    percentage; a count below 10 inside the range of the references' counts is not new),
-    gives a **name** none of them gives (a capitalised word inside a sentence, an acronym, a
-    group letter, a word with a digit), or **ranks or recommends** a name none of them ranks
-    ("B is cheapest" where every reference said C was, although each named B) — a figure,
-    name or ranking is looked for in each reference's whole step (every leaf of it), so a
-    list item that states what another item stated is not new;
-  - **negates** where no reference negates, or drops the negation every reference has (not,
-    no, never, none, nothing, without, instead, …n't);
-  - or **says something else**: more of its words (function words aside) are used by no
-    reference than ``TEXT_MARGIN`` × what the references show against one another (the upper
-    quartile of each reference's share of words no other reference uses — a quantile, so one
-    odd sample does not widen it for every fork) and more than ``TEXT_FLOOR``.
-
-  A rewording — the same figures, names, ranking and polarity, in words the references use —
-  is ``within-noise``.
+- a **text** (two or more words, or a JSON object or array) is judged by what it states
+  (:mod:`.texts`): JSON and code held in text structurally (:mod:`.structured`); otherwise
+  ``beyond-noise``, however few words differ, when it quotes a figure (digits or a number
+  word), gives a name, or ranks a name no reference does, negates where none does (or drops
+  the negation every one has), reverses a claim by an opposite word, changes a unit, or swaps
+  the roles of two names or figures (:mod:`.lexicon` holds the words it knows); ``within-noise``
+  only on evidence — the same text as a reference once case, spacing and number words are set
+  aside, or few enough new words (``TEXT_MARGIN``, ``TEXT_FLOOR``) with every figure, name,
+  unit and polarity word carried by the references, every word they all carry kept, in the
+  same roles — and ``uncertain`` otherwise, saying what it could not check.
 - a **category** (a one-word string, a boolean, null, a leaf the parent did or did not have)
   the references never took is ``beyond-noise``.
 
-``uncertain`` — k is too small to tell — when what is new is of a kind the references show
-among themselves too often. For a **category**: when more than ``RARE_SHARE`` of the
+``uncertain`` — the rule cannot show either (a text, above), or k is too small to tell: what
+is new is of a kind the references show among themselves too often. For a **category**: when more than ``RARE_SHARE`` of the
 references hold a value no other reference holds (the Good–Turing estimate of the chance that
 one more draw gives a value never seen: 1 such reference in 9 is 11 %), a value never seen is
 what the step does now and then, not necessarily the change. For a **text**: when more than
@@ -53,9 +44,12 @@ step, or its samples are still running).
 Every verdict carries its reason (``Judgement.why``, ``Verdict.why``; shown on the compare
 page and in ``rewind_diff --json``): the figures, names, rankings or negation that made it
 beyond (and what they replaced), the range or the share of new words it was measured against,
-or the values that make it uncertain. The rule's false-alarm, miss and uncertain rates are
-measured by leaf type on a labelled set of cases kept with the tests
-(``runs/tests/engine/analysis/noise_cases.py``) and on simulated cases of the demo pipeline
+or the values that make it uncertain, with the threshold it was held to. With a ``referee``
+(a judge model, ``runs.engine.judging``), each text the rule leaves uncertain is put to it, and
+its verdict is labelled as its own (``Verdict.by``). The rule's false-alarm, miss and
+uncertain rates are measured by leaf type on two labelled sets kept with the tests — the one
+it is tuned on (``noise_cases``, ``noise_cases_tuning``) and one committed before it changed
+and never tuned on (``noise_cases_unseen``) — and on simulated cases of the demo pipeline
 (:mod:`runs.bench.noise`, reported by ``rewind_bench``).
 
 A step is covered by a sample when the sample re-executed it (its fork point is at or before
@@ -66,14 +60,26 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import F
 
-from runs.engine.analysis.facts import COUNTS, Facts, Pool, facts, figure_matches, is_number
+from runs.engine.analysis.facts import Pool, is_number
+from runs.engine.analysis.judgements import (
+    BEYOND,
+    NO_SAMPLES,
+    RARE_SHARE,
+    RULE,
+    UNCERTAIN,
+    WITHIN,
+    Judgement,
+    Referee,
+)
 from runs.engine.analysis.leaves import flatten
+from runs.engine.analysis.structured import parse_json_text
+from runs.engine.analysis.texts import TEXT_FLOOR, TEXT_MARGIN, judge_text, listed
 from runs.lib.hashing import canonical_json
 
 if TYPE_CHECKING:
@@ -85,12 +91,14 @@ __all__ = [
     "NO_SAMPLES",
     "NUMBER_MARGIN",
     "RARE_SHARE",
+    "RULE",
     "TEXT_FLOOR",
     "TEXT_MARGIN",
     "UNCERTAIN",
     "WITHIN",
     "Judgement",
     "LeafValues",
+    "Referee",
     "StepStability",
     "Verdict",
     "decide",
@@ -102,8 +110,6 @@ __all__ = [
     "verdicts",
 ]
 
-BEYOND, WITHIN, NO_SAMPLES = "beyond-noise", "within-noise", "no-samples"
-UNCERTAIN = "uncertain"
 MAX_SAMPLES = 50
 
 # A leaf a run's step did not have: a value of its own, so "the parent sometimes wrote no
@@ -119,36 +125,6 @@ _ABSENT = "<absent>"
 # largest); half the width each side brings that down to a few per cent on the measured cases,
 # while a deterministic number (width 0) still flips to beyond-noise at any change.
 NUMBER_MARGIN = 0.5
-# A text says something else when more of its words are in no reference (nor in the rest of
-# the reference's step) than TEXT_MARGIN × what the references show against one another —
-# their upper quartile, so one odd sample does not widen it for every fork — and more than
-# TEXT_FLOOR (on templated prose the references may share every word: any fresh phrasing
-# would be "more" than 0). Measured (runs.bench.noise): a margin of 1 to 1.5 and a floor of
-# 0.5 to 0.6 give the same rates on both sets of cases; a margin of 2 misses the labelled
-# routing text about another topic at k = 5 (2.5: at k = 8 too), a floor of 0.4 adds a false
-# alarm at k = 3. A distance to the nearest reference instead (1 − Jaccard of the words,
-# against 2 × the upper quartile of the references' nearest-neighbour distances) caught
-# nothing this does not and raised the false alarms on the simulated texts at k = 5 from
-# 3.9 % to 4.7 %.
-TEXT_MARGIN = 1.5
-TEXT_FLOOR = 0.5
-# The share of references showing something no other reference shows — a value never seen
-# elsewhere, a figure or a name no other reference has — estimates the chance that one more
-# draw does (Good–Turing: singletons / draws). Above this share, a new value is what the step
-# does on its own often enough that k samples cannot tell it from a change: uncertain. 5 %, the
-# false-alarm goal: simulated, a label the step gives 10 % of the time (others 60/20/10 %) is
-# a false alarm 4.6 % of the time at k = 8 with it, 9.3 % with a 15 % share (one singleton in 9
-# tolerated) and 10.4 % under the rule before (any label never seen was beyond-noise).
-RARE_SHARE = 0.05
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """A verdict and why: the figures, names, rankings, negation, words, range or values
-    that made it."""
-
-    verdict: str  # BEYOND | WITHIN | UNCERTAIN | NO_SAMPLES
-    why: str
 
 
 def leaf_kind(value: Any) -> str:
@@ -161,7 +137,7 @@ def leaf_kind(value: Any) -> str:
 def is_text(value: Any) -> bool:
     """A string of two or more words is text (judged by what it states); a one-word string —
     a label, an id, a group name — is a category (judged by the set of values seen)."""
-    return isinstance(value, str) and len(value.split()) > 1
+    return isinstance(value, str) and (len(value.split()) > 1 or parse_json_text(value) is not None)
 
 
 def _show(value: Any, limit: int = 40) -> str:
@@ -175,20 +151,6 @@ def _show(value: Any, limit: int = 40) -> str:
 
 def _num(value: float) -> str:
     return f"{value:.6g}"
-
-
-def _listed(items: Iterable[str], limit: int = 5) -> str:
-    items = sorted(items, key=lambda s: (len(s), s))
-    shown = ", ".join(items[:limit])
-    return shown + (f" (+{len(items) - limit} more)" if len(items) > limit else "")
-
-
-def _quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    at = q * (len(ordered) - 1)
-    low = int(at)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
 
 
 def _judge_number(value: float, references: list[Any]) -> Judgement:
@@ -225,7 +187,7 @@ def _judge_category(value: Any, references: list[Any]) -> Judgement:
         return Judgement(
             UNCERTAIN,
             f"{_show(value)} was never given, but {len(singletons)} of {len(references)} "
-            f"references gave a value no other did ({_listed(readable[k] for k in singletons)})"
+            f"references gave a value no other did ({listed(readable[k] for k in singletons)})"
             f": new values turn up that often, too few samples to tell",
         )
     return Judgement(BEYOND, f"{_show(value)} was never given; the references gave {given}")
@@ -241,134 +203,6 @@ def _pools(observed: list[Any], context: Sequence[Pool | Iterable[Any]] | None) 
         c if isinstance(c, Pool) else Pool.of([*c, *values])
         for c, values in zip(context, own, strict=True)
     ]
-
-
-def _new_figures(read: Facts, pools: list[Pool]) -> set[str]:
-    """The figures of ``read`` no pool quotes. A count (a whole number below 10: "3 risks",
-    "4/5") inside the range of the counts the pools quote is not new: counts move with the
-    wording ("reviewing 3 figures", "reviewing 4 figures")."""
-    counts = [c for p in pools for c in p.counts]
-    low, high = (min(counts), max(counts)) if counts else (1, 0)
-    return {
-        f
-        for f in read.figures
-        if not any(p.has_figure(f) for p in pools) and not (f in COUNTS and low <= int(f) <= high)
-    }
-
-
-def _new_names(read: Facts, pools: list[Pool]) -> set[str]:
-    return {n for n in read.names if not any(p.has_name(n) for p in pools)}
-
-
-def _new_rankings(read: Facts, pools: list[Pool]) -> set[str]:
-    return {n for n in read.ranked if not any(n in p.ranked for p in pools)}
-
-
-def _dropped(mark: str, read: Facts, references: list[Facts]) -> set[str]:
-    """The marks every reference text has that ``read`` lacks: with a new mark, a substitution
-    ("62.46 where every reference quotes 20.82") rather than a figure added in passing."""
-    if len(references) < 2:
-        return set()
-    if mark == "figure":
-
-        def quoted(figure: str, text: Facts) -> bool:
-            return any(figure_matches(figure, other) for other in text.figures)
-
-        common = {f for f in references[0].figures if all(quoted(f, r) for r in references)}
-        return {f for f in common if not quoted(f, read)}
-    marks = (lambda f: f.names) if mark == "name" else (lambda f: f.ranked)
-    return set(frozenset.intersection(*(marks(r) for r in references))) - marks(read)
-
-
-# The marks a text can carry that no reference has: (mark, what the text does with it, its
-# new marks against the references' pools).
-_MARKS: tuple[tuple[str, str, Callable[[Facts, list[Pool]], set[str]]], ...] = (
-    ("figure", "quotes", _new_figures),
-    ("name", "names", _new_names),
-    ("ranking", "ranks or recommends", _new_rankings),
-)
-
-
-def _judge_text(value: str, observed: list[Any], pools: list[Pool]) -> Judgement:
-    texts = [i for i, v in enumerate(observed) if is_text(v) and v != _ABSENT]
-    if not texts:
-        return Judgement(BEYOND, "no reference wrote a text here")
-    own = facts(value)
-    beyond: list[str] = []
-    unsure: list[str] = []
-    reported: set[str] = set()  # a name new to every reference is not also a new ranking
-    for mark, verb, new_marks in _MARKS:
-        new = new_marks(own, pools) - reported
-        if not new:
-            continue
-        reported |= new
-        # What the references do themselves: the marks each has that no *other* one has.
-        # (A single reference text has no other to be compared with: nothing to discount.)
-        theirs = [len(new_marks(facts(observed[i]), pools[:i] + pools[i + 1 :])) for i in texts]
-        showing, most = (sum(1 for n in theirs if n), max(theirs)) if len(texts) > 1 else (0, 0)
-        what = f"{verb} {_listed(new)}, which no reference {'ranks' if mark == 'ranking' else verb}"
-        instead = _dropped(mark, own, [facts(observed[i]) for i in texts])
-        if instead:
-            every = "ranks" if mark == "ranking" else verb
-            what += f", instead of {_listed(instead)}, which every reference {every}"
-        if showing / len(texts) <= RARE_SHARE or instead:
-            beyond.append(what)
-        elif len(new) > most:
-            beyond.append(f"{what} (a reference has at most {most} {mark}(s) no other has)")
-        else:
-            unsure.append(
-                f"{what}, but {showing} of {len(texts)} references carry a {mark} no other "
-                f"has: too few samples to tell"
-            )
-    if len(texts) >= 2:
-        negating = [bool(facts(observed[i]).negations) for i in texts]
-        if own.negations and not any(negating):
-            beyond.append(f"negates ({_listed(set(own.negations))}) where no reference does")
-        elif not own.negations and all(negating):
-            said = {n for i in texts for n in facts(observed[i]).negations}
-            beyond.append(f"drops the negation every reference has ({_listed(said)})")
-    if beyond:
-        return Judgement(BEYOND, "; ".join(beyond))
-    if len(texts) < 2:
-        why = "only one reference wrote a text here: no spread to compare its words with"
-        return Judgement(UNCERTAIN, "; ".join([*unsure, why]))
-    fresh = _new_words(own, pools)
-    usual = _quantile(
-        [_new_words(facts(observed[i]), pools[:i] + pools[i + 1 :]) for i in texts], 0.75
-    )
-    limit = max(TEXT_MARGIN * usual, TEXT_FLOOR)
-    words = (
-        f"{fresh:.0%} of its words are used by no reference (between references: "
-        f"{usual:.0%}, upper quartile)"
-    )
-    if fresh > limit:
-        return Judgement(BEYOND, f"{words}: it says something else")
-    if unsure:
-        return Judgement(UNCERTAIN, "; ".join(unsure))
-    return Judgement(
-        WITHIN, f"no figure, name or ranking the references lack, the same polarity; {words}"
-    )
-
-
-# Words that carry no subject: a text about something else is told by the others.
-_FUNCTION_WORDS = frozenset(
-    """
-    a an the and or but if of to in on at by for with from as is are was were be been being it
-    its this that these those there here we you they he she i our your their his her them us me
-    my so than then too very can could should would will may might must do does did done has
-    have had having not no into over under about after before up down out off again once more
-    most such only own same just also each every any all both few other some what which who
-    whom whose when where why how because while per via s
-    """.split()
-)
-
-
-def _new_words(read: Facts, pools: list[Pool]) -> float:
-    """The share of a text's words (function words aside) that no pool uses."""
-    content = read.words - _FUNCTION_WORDS
-    if not content:
-        return 0.0
-    return sum(1 for w in content if not any(w in p.words for p in pools)) / len(content)
 
 
 def decide(
@@ -395,7 +229,7 @@ def decide(
     if is_number(fork_value):
         return _judge_number(fork_value, observed)
     if is_text(fork_value):
-        return _judge_text(fork_value, observed, _pools(observed, context))
+        return judge_text(fork_value, observed, _pools(observed, context), decide)
     return _judge_category(fork_value, observed)
 
 
@@ -422,6 +256,7 @@ class Verdict:
     samples: int  # finished samples that re-executed the step
     distinct: int  # distinct values the parent produced there (itself and its samples)
     why: str  # what made the verdict (Judgement.why)
+    by: str = RULE  # the rule, or "judge:<model>" when a Referee decided an uncertain text
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -432,6 +267,7 @@ class Verdict:
             "samples": self.samples,
             "distinct": self.distinct,
             "why": self.why,
+            "by": self.by,
         }
 
 
@@ -447,10 +283,15 @@ def step_keys(names: list[str]) -> list[tuple[str, int]]:
 
 
 def verdicts(
-    run_a: Run, nodes_a: list[Node], nodes_b: list[Node], changes: list[dict[str, Any]]
+    run_a: Run,
+    nodes_a: list[Node],
+    nodes_b: list[Node],
+    changes: list[dict[str, Any]],
+    referee: Referee | None = None,
 ) -> list[Verdict]:
     """A verdict for every changed leaf of ``changes`` (``diff_runs``' aligned steps of A
-    against B), judged against ``run_a``'s finished samples. One query: the samples' steps."""
+    against B), judged against ``run_a``'s finished samples. One query: the samples' steps.
+    With a ``referee``, each text leaf the rule calls ``uncertain`` is put to it."""
     from runs.models import Node, Run
 
     rows = (
@@ -523,6 +364,10 @@ def verdicts(
                 if covering
                 else Judgement(NO_SAMPLES, "no finished sample re-ran this step")
             )
+            candidate = fork.get(path, _ABSENT)
+            if referee is not None and judged.verdict == UNCERTAIN and is_text(candidate):
+                texts = [v for v in observed if is_text(v) and v != _ABSENT]
+                judged = referee(candidate, texts, judged) or judged
             out.append(
                 Verdict(
                     node=change["name"],
@@ -532,6 +377,7 @@ def verdicts(
                     samples=len(covering),
                     distinct=len({canonical_json(v) for v in observed}),
                     why=judged.why,
+                    by=judged.by,
                 )
             )
     return out

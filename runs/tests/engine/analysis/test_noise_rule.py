@@ -8,6 +8,7 @@ set kept beside this file (``noise_cases``) and on simulated cases (``runs.bench
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,15 @@ import pytest
 from django.conf import settings
 
 from runs.bench import noise as noise_cases
-from runs.bench.noise import KINDS, Tally, measure, measure_labelled, noise_figures
+from runs.bench.noise import (
+    KINDS,
+    Tally,
+    measure,
+    measure_labelled,
+    noise_figures,
+    tuning_cases,
+    unseen_cases,
+)
 from runs.engine.analysis.facts import facts, figure_matches
 from runs.engine.analysis.noise import (
     BEYOND,
@@ -189,8 +198,8 @@ def test_a_rewording_of_the_samples_is_within_noise_and_says_why():
 
     assert judged.verdict == WITHIN
     assert judged.why.startswith(
-        "no figure, name or ranking the references lack, the same polarity; 0% of its words "
-        "are used by no reference"
+        "within: 0% of its words are in no reference; the limit is 50% (the larger of 1.5 × "
+        "the 17% the references differ by among themselves, upper quartile, and the 50% floor)"
     )
 
 
@@ -203,7 +212,8 @@ def test_a_text_naming_another_winner_in_the_same_words_is_beyond_noise():
 
     assert judged.verdict == BEYOND
     assert (
-        judged.why == "names B, which no reference names, instead of C, which every reference names"
+        judged.why
+        == "beyond: names B, which no reference names, instead of C, which every reference names"
     )
     assert issue_17_rule(other, REWORDINGS) == WITHIN  # what it used to say
 
@@ -222,7 +232,7 @@ def test_a_text_ranking_first_another_of_the_names_the_samples_gave_is_beyond_no
 
     assert judged.verdict == BEYOND
     assert judged.why == (
-        "ranks or recommends B, which no reference ranks, instead of C, which every reference ranks"
+        "beyond: ranks or recommends B, which no reference ranks, instead of C, which every reference ranks"
     )
     assert issue_17_rule(other, samples) == WITHIN
     fresh = "At 17.91 per conversion C is cheapest; A costs 20.82 and B 25.96."
@@ -234,11 +244,11 @@ def test_a_text_ranking_first_another_of_the_names_the_samples_gave_is_beyond_no
     [
         (
             "Group C has the lowest cost per conversion at 20.82, but do not adopt policy C.",
-            "negates (not) where no reference does",
+            "beyond: negates (not) where no reference does",
         ),
         (
             "Group C no longer has the lowest cost per conversion at 20.82; adopt policy C.",
-            "negates (no) where no reference does",
+            "beyond: negates (no) where no reference does",
         ),
     ],
 )
@@ -260,7 +270,7 @@ def test_dropping_the_negation_every_sample_has_is_beyond_noise():
     judged = decide("Evidence of fraud was found in the 14 transactions reviewed.", samples)
 
     assert judged.verdict == BEYOND
-    assert judged.why == "drops the negation every reference has (no, none, nothing)"
+    assert judged.why == "beyond: drops the negation every reference has (no, none, nothing)"
     assert judge("There is no sign of fraud in the 14 transactions.", samples) == WITHIN
 
 
@@ -271,7 +281,7 @@ def test_a_changed_figure_is_beyond_noise_however_few_words_differ():
 
     assert judged.verdict == BEYOND
     assert judged.why == (
-        "quotes 62.46, which no reference quotes, instead of 20.82, which every reference quotes"
+        "beyond: quotes 62.46, which no reference quotes, instead of 20.82, which every reference quotes"
     )
     # The same figure rounded, or as a percentage, is not a new figure.
     assert judge("Group C is cheapest at about 20.8 per conversion; adopt C.", REWORDINGS) == WITHIN
@@ -293,7 +303,7 @@ def test_a_changed_figure_is_beyond_noise_when_the_samples_quote_different_figur
 
     assert judged.verdict == BEYOND
     assert judged.why == (
-        "quotes 53.74, which no reference quotes, instead of 17.91, which every reference quotes"
+        "beyond: quotes 53.74, which no reference quotes, instead of 17.91, which every reference quotes"
     )
     assert issue_17_rule(changed, samples) == WITHIN  # what it used to say
     assert judge("C is cheapest: 17.91 per conversion, B costs 25.96.", samples) == WITHIN
@@ -303,7 +313,7 @@ def test_a_new_figure_is_uncertain_when_the_samples_quote_new_figures_themselves
     samples = [
         "Order 48213 was charged twice at 59.90 EUR; refund one charge.",
         "Order 48213: 59.90 EUR charged two times, refund the duplicate.",
-        "Double billing on order 48213 (2 × 59.90 EUR); refund one charge.",
+        "Double billing on order 48213, 3 days ago (59.90 EUR); refund one charge.",
         "The customer paid 59.90 EUR twice for order 48213 and wants a refund.",
     ]
 
@@ -312,14 +322,14 @@ def test_a_new_figure_is_uncertain_when_the_samples_quote_new_figures_themselves
     judged = decide(added, samples)
 
     assert judged.verdict == UNCERTAIN
-    assert judged.why == (
-        "quotes 14, which no reference quotes, but 1 of 4 references carry a figure no "
-        "other has: too few samples to tell"
+    assert judged.why.startswith(
+        "uncertain: quotes 14, which no reference quotes, but 2 of 4 references carry a figure "
+        "no other has (5% or more): too few samples to tell"
     )
     # A figure that takes the place of one every sample quotes is the change all the same.
     changed = "Order 48231 was charged twice at 59.90 EUR; refund one charge."
     assert decide(changed, samples).why == (
-        "quotes 48231, which no reference quotes, instead of 48213, which every reference quotes"
+        "beyond: quotes 48231, which no reference quotes, instead of 48213, which every reference quotes"
     )
 
 
@@ -389,8 +399,10 @@ def simulated(change: tuple[str, Any] | None, seed: int) -> dict[str, Any]:
 @pytest.mark.parametrize(("step", "path"), [("critique", "issues"), ("publish", None)])
 def test_simulated_texts_rewordings_stay_within_noise_and_a_changed_conclusion_does_not(step, path):
     """Real simulator prose at temperature > 0 (critique's first issue; the published report,
-    a tool's text over the llm steps' prose): fresh unchanged draws are within the noise of 5
-    samples, draws where region east makes B the best group are beyond it."""
+    a tool's text over the llm steps' prose): fresh unchanged draws are never beyond the noise
+    of 5 samples and mostly within it (a draw that leaves out words every sample has is
+    uncertain: the rule cannot show it says them another way), draws where region east makes B
+    the best group are beyond it."""
 
     def text(change: tuple[str, Any] | None, seed: int) -> str:
         output = simulated(change, seed)[step]
@@ -401,7 +413,8 @@ def test_simulated_texts_rewordings_stay_within_noise_and_a_changed_conclusion_d
     east = [text(("region", "east"), seed) for seed in range(100, 120)]
 
     assert len(set(references)) == 6  # the samples all differ
-    assert sum(judge(t, references) == WITHIN for t in fresh) >= 18
+    assert BEYOND not in {judge(t, references) for t in fresh}
+    assert sum(judge(t, references) == WITHIN for t in fresh) >= 15
     assert sum(judge(t, references) == BEYOND for t in east) >= 18
     assert {old_rule(t, references) for t in east} == {WITHIN}  # what it used to say
 
@@ -480,7 +493,8 @@ def test_the_labelled_set_is_varied_and_labelled():
 
 
 def test_the_rule_meets_its_goals_on_the_labelled_set_at_k_8(capsys):
-    """Issue 30's goals at k = 8: false alarms ≤ 5 %, misses ≤ 10 %, uncertain ≤ 20 %. The
+    """Issue 43's goals at k = 8: false alarms ≤ 5 %, misses ≤ 10 %, uncertain ≤ 40 % (issue
+    30's was 20 %: a text is now within-noise only on evidence, uncertain otherwise). The
     rates are printed by leaf type, at k = 5 too (``rewind_bench`` prints the same)."""
     rates = {k: measure_labelled(samples=k) for k in (8, 5)}
     with capsys.disabled():
@@ -492,7 +506,7 @@ def test_the_rule_meets_its_goals_on_the_labelled_set_at_k_8(capsys):
     at_8 = rates[8]
     assert at_8.false_alarm_rate <= 0.05, at_8.total.summary()
     assert at_8.miss_rate <= 0.10, at_8.total.summary()
-    assert at_8.uncertain_rate <= 0.20, at_8.total.summary()
+    assert at_8.uncertain_rate <= 0.40, at_8.total.summary()
     assert at_8.kind("text").false_alarm_rate <= 0.05
     assert sum((at_8.kind(kind) for kind in KINDS), Tally()) == at_8.total
     before = measure_labelled(issue_17_rule)
@@ -541,11 +555,11 @@ def test_the_bench_reports_the_rates_with_goals_and_by_leaf_type():
     assert f"of {simulated.unchanged_leaves} leaves" in false_alarms["note"]
     misses = rows["noise rule: misses (within-noise on leaves a real tool change caused)"]
     assert misses["value"] == round(simulated.miss_rate, 6) and misses["goal"] == "≤ 0.25"
-    prefix = f"noise rule, labelled set ({len(CASES)} cases), k = 8"
+    prefix = f"noise rule, labelled set ({len(tuning_cases())} cases), k = 8"
     for name, value, goal in (
         ("false alarms", labelled.false_alarm_rate, "≤ 0.05"),
         ("misses", labelled.miss_rate, "≤ 0.1"),
-        ("uncertain", labelled.uncertain_rate, "≤ 0.2"),
+        ("uncertain", labelled.uncertain_rate, "≤ 0.4"),
     ):
         row = rows[f"{prefix}: {name}"]
         assert (row["value"], row["goal"], row["pass"]) == (round(value, 6), goal, True)
@@ -556,3 +570,173 @@ def test_the_bench_reports_the_rates_with_goals_and_by_leaf_type():
     assert rows["noise rule, simulated, k = 5, text leaves"]["note"] == (
         simulated.kind("text").summary()
     )
+
+
+def test_the_bench_reports_the_set_the_rule_never_saw_apart():
+    """Issue 43: a rule tuned while looking at its test set is not measured by it. The unseen
+    set is measured and reported beside the tuning set, its goals shown, PASS or FAIL."""
+    rows = {row["figure"]: row for row in noise_figures()}
+    unseen = measure_labelled(cases=unseen_cases())
+    prefix = f"noise rule, unseen set ({unseen.cases} text cases, never tuned on), k = 8"
+
+    for name, value, goal in (
+        ("false alarms", unseen.false_alarm_rate, "≤ 0.05"),
+        ("misses", unseen.miss_rate, "≤ 0.1"),
+        ("uncertain", unseen.uncertain_rate, "≤ 0.4"),
+    ):
+        row = rows[f"{prefix}: {name}"]
+        assert (row["value"], row["goal"]) == (round(value, 6), goal)
+        assert row["pass"] is (value <= float(goal.split()[1]))
+    assert unseen.cases >= 100 and {leaf_kind(c.candidate) for c in unseen_cases()} == {"text"}
+    tuned = {(c.family, c.candidate) for c in tuning_cases()}
+    assert not tuned & {(c.family, c.candidate) for c in unseen_cases()}
+
+
+# --- issue 43: what ordinary words carry ------------------------------------------------------
+# Each of these was within-noise under the rule before (a lexical reading: figures, capitalised
+# names, ranking words, English negations and the share of new words).
+
+SALES = [
+    "Quarterly revenue rose 4 % on stronger subscription renewals.",
+    "Revenue for the quarter rose by 4 %, driven by subscription renewals.",
+    "Subscription renewals were stronger, so quarterly revenue rose 4 %.",
+    "The quarter's revenue rose 4 % thanks to stronger renewals of subscriptions.",
+    "Stronger subscription renewals meant revenue rose 4 % this quarter.",
+]
+
+
+def test_a_reversal_by_antonym_is_beyond_noise_and_says_which_words():
+    judged = decide("Quarterly revenue fell 4 % on weaker subscription renewals.", SALES)
+
+    assert judged.verdict == BEYOND
+    assert "says “fell” where 5 of 5 references say its opposite (rose)" in judged.why
+    assert judge("Revenue rose 4 % this quarter on stronger subscription renewals.", SALES) == (
+        WITHIN
+    )
+
+
+PACKING = [
+    "Pack the tent, the stove, a water filter and two headlamps.",
+    "You will need the tent, a stove, the water filter and 2 headlamps.",
+    "Bring: tent, stove, water filter, two headlamps.",
+    "Take the tent and stove, plus a water filter and two headlamps.",
+    "The list: a tent, a stove, one water filter, two headlamps.",
+]
+
+
+def test_a_replaced_list_item_is_not_within_noise_and_names_the_item():
+    judged = decide("Pack the tent, a compass, a water filter and two headlamps.", PACKING)
+
+    assert judged.verdict != WITHIN
+    assert "leaves out stove, which every reference has" in judged.why
+
+
+RECIPE = [
+    "Whisk three eggs with 200 ml of milk, then fold in the flour.",
+    "Beat 3 eggs into 200 ml milk and fold the flour in.",
+    "Combine three eggs and 200 ml of milk; fold in the flour last.",
+    "Mix 200 ml of milk with three whisked eggs, then add the flour.",
+    "Whisk the milk (200 ml) with 3 eggs before folding in flour.",
+]
+
+
+def test_a_number_written_as_a_word_is_a_figure():
+    judged = decide("Whisk two eggs with 200 ml of milk, then fold in the flour.", RECIPE)
+
+    assert judged.verdict == BEYOND
+    assert "quotes 2, which no reference quotes, instead of 3" in judged.why
+    # "3" for "three" is the same figure, and so is "three" for "3".
+    assert judge("Whisk 3 eggs with 200 ml of milk, then fold in the flour.", RECIPE) == WITHIN
+
+
+def test_a_unit_changed_is_beyond_noise():
+    route = [
+        "The trail is 12 km long with 600 m of climbing.",
+        "Expect 12 km of trail and about 600 m of ascent.",
+        "It's a 12 km hike that climbs 600 m.",
+        "A 12 km route, 600 m of elevation gain.",
+        "The hike covers 12 km and gains 600 m.",
+    ]
+
+    judged = decide("The trail is 12 miles long with 600 m of climbing.", route)
+
+    assert judged.verdict == BEYOND
+    assert "gives mile where the references give km (length)" in judged.why
+    assert judge("The trail is 12 kilometres long with 600 m of climbing.", route) == WITHIN
+
+
+def test_swapped_roles_are_beyond_noise():
+    match = [
+        "Lyon beat Nantes 3-1 at home on Saturday.",
+        "Lyon won 3-1 against Nantes at home on Saturday.",
+        "On Saturday Lyon beat Nantes 3-1 in front of their home crowd.",
+        "A 3-1 home win for Lyon over Nantes on Saturday.",
+        "Lyon beat Nantes 3-1 on Saturday, at home.",
+    ]
+
+    judged = decide("Nantes beat Lyon 3-1 at home on Saturday.", match)
+
+    assert judged.verdict == BEYOND
+    assert "swaps lyon and nantes" in judged.why
+    flights = [
+        "The cheapest flight goes from Lisbon to Oslo on Friday.",
+        "Friday's cheapest option flies from Lisbon to Oslo.",
+        "Fly from Lisbon to Oslo on Friday: it is the cheapest.",
+        "On Friday, the cheapest flight is from Lisbon to Oslo.",
+    ]
+    assert judge("The cheapest flight goes from Oslo to Lisbon on Friday.", flights) == BEYOND
+
+
+def test_every_verdict_on_a_text_states_its_threshold():
+    """Issue 43: "15 % of its words are used by no reference" → within-noise, with no
+    threshold, read as contradicting the verdict."""
+    within = decide("Revenue rose 4 % this quarter on stronger subscription renewals.", SALES)
+    assert within.verdict == WITHIN
+    assert re.search(r"within: \d+% of its words are in no reference; the limit is 50%", within.why)
+    assert "the 50% floor" in within.why
+    assert "every figure, name, unit and polarity word it carries is also in the references" in (
+        within.why
+    )
+    other = decide(
+        "Churn among enterprise customers doubled after the pricing change last spring.", SALES
+    )
+    assert other.verdict == BEYOND and "the limit is" in other.why
+
+
+def test_json_in_text_is_compared_field_by_field():
+    calls = [
+        '{"tool": "get_weather", "args": {"city": "Porto", "rain": true}}',
+        '{"args": {"rain": true, "city": "Porto"}, "tool": "get_weather"}',
+        '{"tool": "get_weather", "args": {"city": "Porto", "rain": true}}',
+        '```json\n{"tool": "get_weather", "args": {"city": "Porto", "rain": true}}\n```',
+    ]
+
+    assert judge('{"tool":"get_weather","args":{"rain":true,"city":"Porto"}}', calls) == WITHIN
+    flipped = decide('{"tool": "get_weather", "args": {"city": "Porto", "rain": false}}', calls)
+    assert flipped.verdict == BEYOND and "field args.rain" in flipped.why
+    other_tool = '{"tool": "get_forecast", "args": {"city": "Porto", "rain": true}}'
+    assert judge(other_tool, calls) == BEYOND
+
+
+def test_code_in_text_is_compared_token_by_token():
+    queries = [
+        "SELECT name FROM users WHERE age >= 18 ORDER BY name",
+        "select name from users where age >= 18 order by name",
+        "SELECT name\nFROM users\nWHERE age >= 18\nORDER BY name",
+        "SELECT name FROM users WHERE age >= 18 ORDER BY name;",
+    ]
+
+    assert judge("SELECT  name FROM users\n  WHERE age >= 18 ORDER BY name", queries) == WITHIN
+    changed = decide("SELECT name FROM users WHERE age > 18 ORDER BY name", queries)
+    assert changed.verdict == BEYOND and "`>`" in changed.why and "`>=`" in changed.why
+
+
+def test_three_of_the_four_is_3_of_the_4():
+    said = [
+        "Three of the four checks passed; the lint step failed.",
+        "3 of the 4 checks passed, but lint failed.",
+        "Lint failed, while three of the four checks passed.",
+        "Three checks out of four passed; lint did not.",
+    ]
+
+    assert judge("3 of the 4 checks passed; the lint step failed.", said) == WITHIN

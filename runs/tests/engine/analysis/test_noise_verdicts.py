@@ -79,6 +79,7 @@ def test_a_deterministic_tool_change_on_a_sampled_warm_run_is_beyond_noise(warm_
         "distinct": 1,  # every sample computed the same value
         "why": "every reference gave 1: the step never varied here, so any other value is the "
         "change",
+        "by": "rule",
     }
     assert {v["verdict"] for v in analyse.values()} == {BEYOND}
 
@@ -204,7 +205,7 @@ def test_the_reason_is_escaped_on_the_compare_page(signed_in, warm_run, run_fork
     fork = run_fork(parent, "analyse", "args.cost_scale", "3")
     real = compare.diff_runs
 
-    def with_markup(a, b):
+    def with_markup(a, b, **kwargs):
         result = real(a, b)
         verdicts = [
             {**v, "why": "names <script>alert(1)</script>, which no reference names"}
@@ -226,7 +227,7 @@ def test_an_uncertain_verdict_is_shown_with_its_badge(signed_in, warm_run, run_f
     fork = run_fork(parent, "analyse", "args.cost_scale", "3")
     real = compare.diff_runs
 
-    def one_uncertain(a, b):
+    def one_uncertain(a, b, **kwargs):
         result = real(a, b)
         # One field alone (the warm run's own draws may make others uncertain too).
         first = {**result.verdicts[0], "verdict": UNCERTAIN, "why": "too few samples to tell"}

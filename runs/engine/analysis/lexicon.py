@@ -1,0 +1,420 @@
+"""The words whose meaning a reword cannot change without changing the claim: number words,
+units (with their dimension), and polarity words (with their opposites).
+
+The noise rule (:mod:`.facts`, :mod:`.texts`) reads a text lexically. A lexical reading
+misses what ordinary words carry — "rose" and "fell" share no letter, "three cups" quotes no
+digit, "km" and "miles" are both just words — unless it knows those words. This module is what
+it knows: small, explicit, and the same on every machine (no model, no download).
+
+- **number words** (two … ninety-nine, hundred, thousand, dozen) are read as figures, so
+  "three cups" and "3 cups" quote the same figure and "two cups" another;
+- **units** map each spelling to one unit and the unit to its dimension (``km``, ``kilometres``
+  and ``kilometers`` are the unit ``km`` of ``length``; ``$``, ``USD`` and ``dollars`` the unit
+  ``usd`` of ``currency``; ``million`` and ``bn`` are scales), so a text that gives miles where
+  the references give km is told from one that writes "kilometres" for "km";
+- **polarity words** come in groups of opposites (rise ↔ fall, permit ↔ forbid, safe ↔
+  unsafe, above ↔ below, ouvert ↔ fermé …), each word with its inflections; a word whose
+  opposite every reference uses is a reversal, however few letters differ. A word made from
+  another by a negating prefix (un-, in-, im-, il-, ir-, dis-, non-) is its opposite too.
+
+A word the lexicon does not know is not taken for anything: the rule says ``uncertain`` when
+it cannot show a text carries only what the references carry.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = [
+    "NUMBER_WORDS",
+    "UNITS",
+    "number_words_as_digits",
+    "opposites",
+    "polarity_word",
+    "prefixed_opposite",
+    "unit_of",
+]
+
+# ------------------------------------------------------------------------------ number words
+
+_ONES = "zero one two three four five six seven eight nine".split()
+_TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+NUMBER_WORDS: dict[str, int] = {
+    **{w: i for i, w in enumerate(_ONES)},
+    **{w: 10 + i for i, w in enumerate(_TEENS)},
+    **{w: 20 + 10 * i for i, w in enumerate(_TENS)},
+    "dozen": 12,
+    "hundred": 100,
+    "thousand": 1000,
+}
+# French, Spanish and German small numbers: texts in those languages count too.
+NUMBER_WORDS.update(
+    dict(zip("deux trois quatre cinq six sept huit neuf dix".split(), range(2, 11), strict=True))
+)
+NUMBER_WORDS.update(
+    dict(zip("dos tres cuatro cinco seis siete ocho nueve diez".split(), range(2, 11), strict=True))
+)
+NUMBER_WORDS.update(
+    dict(zip("zwei drei vier fünf sechs sieben acht neun zehn".split(), range(2, 11), strict=True))
+)
+
+_NUMBER_WORD_RE = re.compile(
+    r"\b(?:(?P<tens>" + "|".join(_TENS) + r")[-\s](?P<unit>" + "|".join(_ONES[1:]) + r"))\b"
+    r"|\b(?P<word>" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
+# "one" is a number only before a word it counts ("one cup", "one of the four"), not as a
+# pronoun ("the one to adopt", "no one", "one should"): it is read only after a figure-like
+# context or before "of"/a plural.
+_ONE_AS_PRONOUN = re.compile(r"(?:the|no|any|every|each|this|that|which|some)\s+$", re.IGNORECASE)
+
+
+def number_words_as_digits(text: str) -> str:
+    """``text`` with its number words written as digits ("three of the four" → "3 of the
+    4"; "twenty-five" → "25"). "one" stays a word where it is a pronoun."""
+
+    def digits(match: re.Match[str]) -> str:
+        if match.group("tens"):
+            return str(
+                NUMBER_WORDS[match.group("tens").lower()] + NUMBER_WORDS[match["unit"].lower()]
+            )
+        word = match.group("word").lower()
+        if word in {"one", "zero"} and (
+            _ONE_AS_PRONOUN.search(text, 0, match.start())
+            or not re.match(r"\s+(?:of\b|[a-z]+s\b)", text[match.end() :], re.IGNORECASE)
+        ):
+            return match.group()
+        return str(NUMBER_WORDS[word])
+
+    return _NUMBER_WORD_RE.sub(digits, text)
+
+
+# ------------------------------------------------------------------------------------ units
+
+# unit: (dimension, spellings). Spellings are matched as whole words, lowercased; symbols as
+# themselves.
+_UNIT_TABLE: dict[str, tuple[str, str]] = {
+    # length
+    "km": ("length", "km kms kilometre kilometres kilometer kilometers"),
+    "mile": ("length", "mi mile miles"),
+    "m": ("length", "metre metres meter meters"),
+    "cm": ("length", "cm centimetre centimetres centimeter centimeters"),
+    "mm": ("length", "mm millimetre millimetres millimeter millimeters"),
+    "ft": ("length", "ft foot feet"),
+    "in": ("length", "inch inches"),
+    "yd": ("length", "yd yard yards"),
+    # mass
+    "kg": ("mass", "kg kgs kilogram kilograms kilo kilos"),
+    "g": ("mass", "gram grams gramme grammes"),
+    "mg": ("mass", "mg milligram milligrams"),
+    "mcg": ("mass", "mcg µg microgram micrograms"),
+    "lb": ("mass", "lb lbs"),
+    "oz": ("mass", "oz ounce ounces"),
+    "t": ("mass", "tonne tonnes ton tons"),
+    # volume
+    "l": ("volume", "litre litres liter liters"),
+    "ml": ("volume", "ml millilitre millilitres milliliter milliliters"),
+    "cup": ("volume", "cup cups"),
+    "tbsp": ("volume", "tbsp tablespoon tablespoons"),
+    "tsp": ("volume", "tsp teaspoon teaspoons"),
+    "gal": ("volume", "gal gallon gallons"),
+    "pint": ("volume", "pint pints"),
+    # time
+    "s": ("time", "sec secs second seconds"),
+    "ms": ("time", "ms millisecond milliseconds"),
+    "min": ("time", "min mins minute minutes"),
+    "h": ("time", "hr hrs hour hours"),
+    "day": ("time", "day days"),
+    "week": ("time", "week weeks"),
+    "month": ("time", "month months"),
+    "year": ("time", "year years yr yrs"),
+    # speed, temperature, data, energy, area
+    "km/h": ("speed", "kph km/h kmh"),
+    "mph": ("speed", "mph"),
+    "°c": ("temperature", "°c celsius centigrade"),
+    "°f": ("temperature", "°f fahrenheit"),
+    "kb": ("data", "kb kib kilobyte kilobytes"),
+    "mb": ("data", "mb mib megabyte megabytes"),
+    "gb": ("data", "gb gib gigabyte gigabytes"),
+    "tb": ("data", "tb tib terabyte terabytes"),
+    "kwh": ("energy", "kwh"),
+    "mwh": ("energy", "mwh"),
+    "sqm": ("area", "m² m2 sqm"),
+    "sqft": ("area", "sqft ft²"),
+    "acre": ("area", "acre acres"),
+    "ha": ("area", "ha hectare hectares"),
+    # currency
+    "usd": ("currency", "$ usd dollar dollars us$"),
+    "eur": ("currency", "€ eur euro euros"),
+    "gbp": ("currency", "£ gbp sterling"),
+    "jpy": ("currency", "¥ jpy yen"),
+    "chf": ("currency", "chf franc francs"),
+    "inr": ("currency", "₹ inr rupee rupees"),
+    "cad": ("currency", "cad c$"),
+    "aud": ("currency", "aud a$"),
+    # scale
+    "thousand": ("scale", "thousand thousands"),
+    "million": ("scale", "million millions mn mln"),
+    "billion": ("scale", "billion billions bn"),
+    "trillion": ("scale", "trillion trillions tn"),
+    # share
+    "%": ("share", "% percent per cent pct"),
+    "pp": ("share", "pp percentage-point percentage-points"),
+    "bps": ("share", "bp bps basis-point basis-points"),
+}
+UNITS: dict[str, tuple[str, str]] = {
+    spelling: (unit, dimension)
+    for unit, (dimension, spellings) in _UNIT_TABLE.items()
+    for spelling in spellings.split()
+}
+# Spellings that are ordinary words too: read as units only right after a figure ("5 in",
+# "12 m", "3 s", "10 g", "2 t", "1 l", "4 k").
+_AFTER_FIGURE_ONLY = frozenset("in m s g t l k h min mi mn yd ha day days".split())
+
+
+def unit_of(token: str, after_figure: bool) -> tuple[str, str] | None:
+    """The (unit, dimension) a token spells, or None."""
+    found = UNITS.get(token.lower())
+    if found is None or (token.lower() in _AFTER_FIGURE_ONLY and not after_figure):
+        return None
+    return found
+
+
+# ---------------------------------------------------------------------------------- polarity
+
+# Groups of opposites, "a | b" (or "a | b | c": each is the opposite of the others). A word
+# given bare gets its regular inflections (-s, -es, -ed, -ing, -er, -est, -ly); irregular
+# forms are listed with a comma: "rise,rises,rose,risen,rising".
+_OPPOSITES = """
+rise,rises,rose,risen,rising | climb | jump | surge | soar | gain | fall,falls,fell,fallen,falling | drop | decline | dip | slip | sink,sinks,sank,sunk,sinking
+increase | decrease | reduce | cut,cuts,cutting
+grow,grows,grew,grown,growing | shrink,shrinks,shrank,shrunk,shrinking
+gain | lose,loses,lost,losing | loss,losses
+profit,profits,profitable | loss,losses,unprofitable
+up | down
+high | low
+above | below | under
+over | under
+more | less | fewer
+most | least | fewest
+before | after
+early | late
+earlier | later
+open,opens,opened,opening | closed | shut
+start | stop | end | finish
+begin,begins,began,begun,beginning | end
+enable | disable
+allow | deny | forbid,forbids,forbade,forbidden,forbidding | prohibit | block | ban,bans,banned,banning | refuse | restrict
+permit,permits,permitted,permitting | forbid,forbids,forbade,forbidden,forbidding | prohibit | deny
+accept | reject | decline | refuse
+approve | reject | deny | decline | refuse
+grant | deny | revoke
+include | exclude | omit,omits,omitted,omitting
+add | remove | delete | drop
+keep,keeps,kept,keeping | discard | drop | remove
+pass,passes,passed,passing | fail
+success,successful,successfully,succeed,succeeds,succeeded | failure,failed,fail,fails,unsuccessful
+safe,safely,safer,safest | unsafe | dangerous | hazardous
+valid | invalid
+true | false
+yes | no
+positive | negative
+good | bad
+better | worse
+best | worst
+strong | weak
+fast | slow
+hot | cold
+warm | cool
+wet | dry
+buy,buys,bought,buying | sell,sells,sold,selling
+bullish | bearish
+long | short
+inbound | outbound
+import | export
+win,wins,won,winning,winner,winners | lose,loses,lost,losing,loser,losers
+victory,victories | defeat
+home | away
+left | right
+north | south
+east | west
+inside | outside
+internal | external
+public | private
+present | absent
+available | unavailable
+online | offline
+active | inactive
+required | optional
+mandatory | optional
+always | never
+likely | unlikely
+possible | impossible
+legal | illegal
+compliant | noncompliant | non-compliant
+eligible | ineligible
+guilty | innocent
+expand | contract
+heavy | light
+large | small
+big,bigger,biggest | small
+maximum | minimum
+max | min
+upper | lower
+first | last
+oldest | newest | latest
+old | new
+cheap | expensive | costly
+overvalued | undervalued
+overweight | underweight
+outperform | underperform
+surplus,surpluses | deficit,deficits
+credit | debit
+asset | liability,liabilities
+income | expense
+deposit | withdraw,withdraws,withdrew,withdrawn,withdrawing | withdrawal
+upgrade | downgrade
+raise | lower | cut,cuts,cutting
+hire | fire
+join | leave,leaves,left,leaving
+arrive | depart
+arrival | departure
+send,sends,sent,sending | receive
+sender | recipient | receiver
+push | pull
+lock | unlock
+connect | disconnect
+encrypt | decrypt
+maximize | minimize
+maximise | minimise
+support | oppose
+for | against
+agree | disagree
+favorable | unfavorable
+favourable | unfavourable
+confirm | deny | refute
+confirmed | refuted | denied | unconfirmed
+ascending | descending
+asc | desc
+light | dark
+day | night
+morning | evening
+am | pm
+weekday | weekend
+read | write
+healthy | unhealthy
+benign | malignant
+normal | abnormal
+ahead | behind
+paid | unpaid | overdue
+visible | hidden
+show,shows,showed,shown,showing | hide,hides,hid,hidden,hiding
+recommend | discourage | against
+advisable | inadvisable
+appropriate | inappropriate
+sufficient | insufficient
+adequate | inadequate
+complete | incomplete
+correct | incorrect | wrong
+right | wrong
+accurate | inaccurate
+secure | insecure | vulnerable
+stable | unstable
+clean | dirty
+full | empty
+light | heavy
+plus | minus
+gain | drain
+rising | falling
+improve | worsen | deteriorate
+improvement | deterioration
+strengthen | weaken
+tighten | loosen | ease
+hawkish | dovish
+inflow,inflows | outflow,outflows
+overweight | underweight
+uptrend | downtrend
+upside | downside
+bull | bear
+asleep | awake
+alive | dead
+on | off
+yes | no
+ouvert,ouverte,ouverts,ouvertes | fermé,fermée,fermés,fermées
+autorisé,autorisée,autorisés,autorisées | interdit,interdite,interdits,interdites
+hausse,hausses | baisse,baisses
+augmente,augmenté,augmentent | diminue,diminué,diminuent | baisse
+abierto,abierta,abiertos,abiertas | cerrado,cerrada,cerrados,cerradas
+permitido,permitida | prohibido,prohibida
+sube,subió,suben | baja,bajó,bajan
+aumento,aumenta,aumentó | disminución,disminuye,disminuyó
+offen,geöffnet | geschlossen
+erlaubt | verboten
+steigt,stieg,gestiegen | fällt,fiel,gefallen | sinkt,sank,gesunken
+""".strip()
+
+_NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non-", "non", "anti")
+
+
+def _inflections(word: str) -> set[str]:
+    forms = {word, word + "s", word + "es", word + "ly"}
+    stem = word[:-1] if word.endswith("e") else word
+    forms |= {stem + "ed", stem + "ing", stem + "er", stem + "est"}
+    if word.endswith("y") and len(word) > 2:
+        forms |= {word[:-1] + "ies", word[:-1] + "ied", word[:-1] + "ier", word[:-1] + "iest"}
+    if (
+        len(word) >= 3
+        and word[-1] not in "aeiouwxy"
+        and word[-2] in "aeiou"
+        and word[-3] not in "aeiou"
+    ):
+        forms |= {word + word[-1] + "ed", word + word[-1] + "ing", word + word[-1] + "er"}
+    return forms
+
+
+def _groups() -> tuple[dict[str, frozenset[int]], list[list[frozenset[str]]]]:
+    """Each form → the groups it belongs to, and each group as its members' form sets."""
+    member: dict[str, set[int]] = {}
+    groups: list[list[frozenset[str]]] = []
+    for line in _OPPOSITES.splitlines():
+        sides = []
+        for side in line.split("|"):
+            forms: set[str] = set()
+            for entry in side.split():
+                listed = entry.split(",")
+                forms |= set(listed) if len(listed) > 1 else _inflections(listed[0])
+            sides.append(frozenset(forms))
+        index = len(groups)
+        groups.append(sides)
+        for forms in sides:
+            for form in forms:
+                member.setdefault(form, set()).add(index)
+    return {form: frozenset(ids) for form, ids in member.items()}, groups
+
+
+_MEMBER, _GROUPS = _groups()
+
+
+def polarity_word(word: str) -> bool:
+    """Whether the lexicon knows ``word`` (lowercased) as one side of a pair of opposites."""
+    return word in _MEMBER
+
+
+@lru_cache(maxsize=65536)
+def opposites(word: str) -> frozenset[str]:
+    """Every form of every opposite of ``word`` (lowercased): "rose" → fall, fell, drop, …"""
+    out: set[str] = set()
+    for index in _MEMBER.get(word, ()):
+        for forms in _GROUPS[index]:
+            if word not in forms:
+                out |= forms
+    return frozenset(out)
+
+
+def prefixed_opposite(word: str, other: str) -> bool:
+    """Whether one of the two words is the other with a negating prefix ("safe" and "unsafe",
+    "compliant" and "noncompliant", "able" and "disable")."""
+    longer, shorter = (word, other) if len(word) > len(other) else (other, word)
+    return len(shorter) >= 3 and any(longer == prefix + shorter for prefix in _NEGATING_PREFIXES)
