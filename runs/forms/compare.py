@@ -21,13 +21,23 @@ class CompareForm(forms.Form):
     only = forms.ChoiceField(required=False, choices=[("", "all"), ("different", "different")])
 
 
+MAX_BISECT_BUDGET = 10_000  # forks: the most the bisect page's budget field takes
+_BUDGET_ERROR = f"the budget is a whole number of forks from 1 to {MAX_BISECT_BUDGET}"
+
+
 class BisectForm(forms.Form):
     """The bisect page's query (``?outcome=&budget=&task=``) and the POST that starts it
-    (``outcome``, and ``budget`` when the page asks to try the steps a budget left untried)."""
+    (``outcome``, and ``budget`` when the page's field asks to check every step, or every
+    pair, a budget left untried)."""
 
     outcome = forms.CharField(required=False, max_length=60)
     # The most forks to spend (empty: the engine's default_budget).
-    budget = forms.IntegerField(required=False, min_value=1, max_value=10_000)
+    budget = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_BISECT_BUDGET,
+        error_messages={key: _BUDGET_ERROR for key in ("invalid", "min_value", "max_value")},
+    )
     # The queue's id of the bisect's task: a UUID in the database backend, other backends' own.
     task = forms.RegexField(r"\A[A-Za-z0-9_-]{1,64}\Z", required=False)
 

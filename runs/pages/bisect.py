@@ -16,6 +16,7 @@ from django.tasks.exceptions import TaskResultDoesNotExist
 from runs.engine.analysis.bisect import Result, differing
 from runs.engine.errors import BisectError
 from runs.engine.run_sets.bisect import replay
+from runs.forms.compare import MAX_BISECT_BUDGET
 from runs.models import Run
 from runs.tasks import bisect_task
 
@@ -37,6 +38,7 @@ def page_context(
         "bad_outcome": False,
         "running": False,
         "query": query(name, budget, task),
+        "max_budget": MAX_BISECT_BUDGET,
     }
     if not name:
         return context
@@ -69,7 +71,7 @@ def query(name: str, budget: int | None, task: Any = None) -> str:
 def answer(result: Result) -> dict[str, Any]:
     """The parts of a finished bisect the page words: the earlier steps left untried, the
     step that flips by construction (when it needed no fork), and the budget that tries the
-    rest."""
+    rest (every step, or, when no single step decides it, every pair: the page's offer)."""
     step, last = result.step, result.by_construction
     unknown = {c.index for c in result.unknown}
     accounted = unknown | {p.candidate.index for p in result.probes}

@@ -6,8 +6,9 @@ request must not hold a web worker for minutes. Nothing is stored for it: the pa
 search over the forks that exist (``runs/pages/bisect.py``: ``bisect.replay``, no fork made), so
 it shows the probes as they finish and the verified answer once the last one has; the task's
 row only says why it stopped (a fork refused by the budget, or failed). A ``budget`` in the
-query (the page's button to try the steps a budget left untried) is the bisect's fork budget,
-for the task and the replay alike."""
+query (the page's field to check every step, or every pair, a budget left untried) is the
+bisect's fork budget, for the task and the replay alike; a bad one posted is the page again
+with the field's error (a 400)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,12 @@ def bisect_page(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
     """Run A is GOOD (the outcome wanted), run B is BAD."""
     form = BisectForm(request.POST if request.method == "POST" else request.GET)
     if not form.is_valid():
+        if request.method == "POST" and "budget" in form.errors and len(form.errors) == 1:
+            # The page's budget field: the page again, saying what a budget is.
+            good_run, bad_run = get_run(run_a), get_run(run_b)
+            context = page_context(good_run, bad_run, form.cleaned_data["outcome"], None)
+            (message,) = form.errors["budget"]
+            return render(request, TEMPLATE, {**context, "form_error": message}, status=400)
         return HttpResponseBadRequest("bad parameter: " + form.errors.as_text())
     good_run, bad_run = get_run(run_a), get_run(run_b)
     name, budget = form.cleaned_data["outcome"], form.cleaned_data["budget"]

@@ -22,15 +22,22 @@ that flips is followed by one that does not (``why`` names them), true only when
 candidate is known and none is, null (unknown) otherwise; ``unknown``: the candidates the
 budget left untried. A bisect asked again with the same budget makes the same probes.
 
-The forks themselves — the order they are spent in (a binary search, then every candidate
-untried, within a budget: ``default_budget``), made, executed and probed — are a set of runs:
-``runs.engine.run_sets.bisect``. This module plans a bisect and reads what its probes show.
+When every candidate is known and none flips alone — the step the outcome reads aside, which
+flips by construction — ``no_single_step`` is true: the outcome needs several steps' outputs
+together. Pairs of candidates are then swapped together (a fork at the earlier step, then a
+fork of it at the later one: ``PairProbe``) in ``pair_order`` while the budget lasts, until one
+flips it (``together``); the pairs tried, and how many were not, are part of the answer.
+
+The forks themselves — the order they are spent in (a binary search and its verification,
+then every candidate untried, then pairs, within a budget: ``default_budget``), made, executed
+and probed — are a set of runs: ``runs.engine.run_sets.bisect``. This module plans a bisect and
+reads what its probes show.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +51,8 @@ from runs.engine.errors import BisectError
 from runs.lib.hashing import canonical_json
 from runs.models import Node, Run
 
-EVERY_STEP_UP_TO = 16  # forks: a bisect that can try every candidate within this many does
+# Forks beyond a binary search that the default budget gives its verification (default_budget).
+VERIFICATION_FORKS = 2
 
 
 @dataclass(frozen=True)
@@ -112,6 +120,10 @@ class Plan:
         """A probe's outcome is GOOD's: the swap flipped it."""
         return _key(value) == _key(self.good_value)
 
+    def unmoved(self, value: OutcomeValue) -> bool:
+        """A probe's outcome is still BAD's: the swap did not move it at all."""
+        return _key(value) == _key(self.bad_value)
+
     @property
     def by_construction(self) -> Candidate | None:
         """The step the outcome reads, whose swap flips it by construction (None: the outcome
@@ -144,11 +156,53 @@ class Probe:
         }
 
 
+@dataclass(frozen=True)
+class PairProbe:
+    """Two candidates swapped together: the chain of ``first``'s probe, then ``second``'s swaps
+    as forks of its last fork (the earlier step first: a fork at a later step keeps what the
+    fork it is made of did before it)."""
+
+    first: Candidate
+    second: Candidate
+    forks: tuple[int, ...]  # first's probe's forks, then those on top of it; the last judged
+    added: int  # the forks on top of first's probe: what the pair costs the budget
+    flips: bool
+    value: OutcomeValue
+    reused: bool  # the forks on top existed before this bisect
+    # Why the two could not be swapped together ("": they were), e.g. first's fork has no
+    # such step where BAD had it; nothing is made for it.
+    skipped: str = ""
+
+    @property
+    def steps(self) -> tuple[Candidate, Candidate]:
+        return (self.first, self.second)
+
+    @property
+    def label(self) -> str:
+        return f"{self.first.label} and {self.second.label}"
+
+    @property
+    def on_top_of(self) -> int:
+        """The last fork of ``first``'s probe: the run the pair's own forks are made from."""
+        return self.forks[len(self.forks) - self.added - 1]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "steps": [self.first.as_json(), self.second.as_json()],
+            "forks": list(self.forks),
+            "on_top_of": self.on_top_of,
+            "flips": self.flips,
+            "value": None if self.value.missing else self.value.value,
+            "reused": self.reused,
+            "skipped": self.skipped or None,
+        }
+
+
 @dataclass
 class Result:
     """What the probes show: the step named (the earliest whose swap alone flipped the outcome),
-    every step that did, which steps are untried, and whether the flip is monotone (None:
-    unknown)."""
+    every step that did, which steps are untried, whether the flip is monotone (None: unknown),
+    and, when no single step decides it, the pairs swapped together."""
 
     plan: Plan
     step: Candidate | None
@@ -160,10 +214,14 @@ class Result:
     # Forks the binary search and its confirmation took (None: the budget ran out first) —
     # what naming a step of a monotone flip costs; the forks after it check the answer.
     searched: int | None = None
+    pairs: list[PairProbe] = field(default_factory=list)  # in the order they were made
 
     @property
     def forks(self) -> list[int]:
-        return [pk for probe in self.probes for pk in probe.forks]
+        """Every fork this bisect's probes and pairs took, each once, in the order made."""
+        alone = [pk for probe in self.probes for pk in probe.forks]
+        on_top = [pk for pair in self.pairs for pk in pair.forks[len(pair.forks) - pair.added :]]
+        return alone + on_top
 
     @property
     def spent(self) -> int:
@@ -173,7 +231,9 @@ class Result:
     @property
     def made(self) -> int:
         """Forks this bisect made (not reused)."""
-        return sum(len(p.forks) for p in self.probes if not p.reused)
+        return sum(len(p.forks) for p in self.probes if not p.reused) + sum(
+            p.added for p in self.pairs if not p.reused
+        )
 
     @property
     def by_construction(self) -> Candidate | None:
@@ -209,9 +269,63 @@ class Result:
         return all(c.index > self.step.index for c in self.unknown)
 
     @property
+    def no_single_step(self) -> bool | None:
+        """True: every candidate was tried and none flips the outcome alone (the step it reads
+        aside: by construction); False: one does, or the step it reads is the only one that
+        differs (it decides); None: none tried does, and some are untried."""
+        last = self.by_construction
+        if any(p.flips for p in self.probes if last is None or p.candidate.index != last.index):
+            return False
+        if last is not None and len(self.plan.candidates) == 1:
+            return False
+        if self.pending is not None or self.unknown:
+            return None
+        return True
+
+    @property
+    def together(self) -> PairProbe | None:
+        """The pair whose swap together flipped the outcome (the search stops at the first)."""
+        return next((p for p in self.pairs if p.flips), None)
+
+    @property
+    def pairs_untried(self) -> list[tuple[Candidate, Candidate]]:
+        """When no single step decides it and no pair tried flips it: the pairs not tried."""
+        if self.no_single_step is not True or self.together is not None:
+            return []
+        tried = {(p.first.index, p.second.index) for p in self.pairs}
+        known = {p.candidate.index: p for p in self.probes}
+        return [(a, b) for a, b in pair_order(self.plan, known) if (a.index, b.index) not in tried]
+
+    @property
+    def no_single_step_why(self) -> str:
+        """The finding in words when no single step decides it ("" otherwise)."""
+        if self.no_single_step is not True:
+            return ""
+        name = self.plan.outcome.name
+        said = f"no single step decides {name}"
+        if (pair := self.together) is not None:
+            return f"{said}: swapping {pair.label} together flips it"
+        untried = len(self.pairs_untried)
+        if not self.pairs:
+            if not untried:
+                return f"{said}, and there is no pair of steps to swap together"
+            return (
+                f"{said}; no pair of steps tried together within the budget of {self.budget} "
+                f"forks ({untried} pair{'s' * (untried != 1)} to try)"
+            )
+        tried = len(self.pairs)
+        said += f"; {tried} pair{'s' * (tried != 1)} tried together, none flips it"
+        if untried:
+            said += f"; {untried} not tried within the budget of {self.budget} forks"
+        return said
+
+    @property
     def budget_for_the_rest(self) -> int:
-        """The budget a bisect asked again needs to try every candidate still untried."""
-        return self.spent + sum(c.cost for c in self.unknown)
+        """The budget a bisect asked again needs to try every candidate still untried — and,
+        when no single step decides it, every pair not yet tried."""
+        rest = sum(c.cost for c in self.unknown)
+        rest += sum(b.cost for _, b in self.pairs_untried)
+        return self.spent + rest
 
     def as_json(self) -> dict[str, Any]:
         """The contract — ``step`` (``{node, sequence_id}``: BAD's step), ``leaves``,
@@ -220,10 +334,14 @@ class Result:
         counted, and the verification: the fork that confirms the step (``verified``), every
         step whose swap alone flips the outcome (``decisive``), whether the step is the
         earliest (``exact``), the step that flips it by construction, the budget and the forks
-        spent, and the candidates left untried (``unknown``)."""
+        spent, the candidates left untried (``unknown``) and the budget that tries them
+        (``budget_for_the_rest``); and whether no single step decides it (``no_single_step``),
+        the pairs swapped together (``pairs``), the pair that flips it (``together``) and the
+        pairs left untried (``pairs_untried``)."""
         plan = self.plan
         verified = self.verified
         last = self.by_construction
+        together = self.together
         return {
             "step": self.step.as_json() if self.step else None,
             "leaves": self.step.leaves() if self.step else [],
@@ -248,6 +366,12 @@ class Result:
             "budget": self.budget,
             "spent": self.spent,
             "unknown": [c.as_json() for c in self.unknown],
+            "budget_for_the_rest": self.budget_for_the_rest,
+            "no_single_step": self.no_single_step,
+            "no_single_step_why": self.no_single_step_why or None,
+            "together": [c.as_json() for c in together.steps] if together else None,
+            "pairs": [p.as_json() for p in self.pairs],
+            "pairs_untried": len(self.pairs_untried),
         }
 
 
@@ -361,17 +485,45 @@ def _swaps(spec: Any, good: Node, bad: Node) -> tuple[Swap, ...]:
     )
 
 
+def swaps_onto(plan: Plan, candidate: Candidate, node: Node) -> tuple[Swap, ...]:
+    """The swaps that give ``node`` — ``candidate``'s step in a fork, whose output the forks
+    before it may have changed from BAD's — GOOD's output there (none: it has it already)."""
+    if node.output_sha256 and node.output_sha256 == candidate.good.output_sha256:
+        return ()
+    spec = plan.app if plan.app is not None else get_pipeline(plan.bad.pipeline)
+    return _swaps(spec.node(candidate.node), candidate.good, node)
+
+
 # --- what the probes show --------------------------------------------------------------------
 
 
-def default_budget(all_forks: int, candidates: int) -> int:
-    """The forks a bisect may spend when not told: enough to try every candidate when that
-    takes at most ``EVERY_STEP_UP_TO`` forks (the answer is then exact and ``monotone`` known),
-    else that many, or 2⌈log₂ m⌉+2 for m candidates when more (the binary search, its
-    confirmation, and room to look for what it cannot see)."""
-    if all_forks <= EVERY_STEP_UP_TO:
-        return all_forks
-    return max(EVERY_STEP_UP_TO, 2 * math.ceil(math.log2(candidates)) + 2)
+def default_budget(candidates: int, widest: int = 1) -> int:
+    """The forks a bisect may spend when not told: what a binary search over ``candidates``
+    steps and its verification cost, ⌈log₂ n⌉ + 2 probes of at most ``widest`` forks each (a
+    Burr step that wrote k differing keys takes k).
+
+    The binary search takes ⌈log₂ n⌉ probes. The two more verify what it names: one is the
+    named step's own fork (its swap alone flips the outcome), which the search did not make
+    when it took the last candidate without a probe; the other stands for the step before it,
+    shown not to flip — by the probe that moved the search's lower bound there, so it is
+    always among the search's own when the step is not the first, and the fork is left for the
+    earliest step not yet tried. On a monotone flip the step is then named and verified; the
+    answer says which steps stayed untried (``unknown``: ``monotone`` stays unknown), and a
+    larger budget (``Result.budget_for_the_rest``) tries them all, reusing the forks made."""
+    probes = math.ceil(math.log2(candidates)) if candidates > 1 else 0
+    return (probes + VERIFICATION_FORKS) * max(widest, 1)
+
+
+def pair_order(plan: Plan, known: Mapping[int, Probe]) -> list[tuple[Candidate, Candidate]]:
+    """The pairs of candidates to swap together, in the order tried: the step the outcome
+    reads aside (it flips alone, by construction), first the pairs of steps whose swap alone
+    moved the outcome off BAD's value (without reaching GOOD's: the probes' evidence that they
+    matter), then those with one such step, then the rest — each group in trajectory order."""
+    last = plan.by_construction
+    steps = [c for c in plan.candidates if last is None or c.index != last.index]
+    moved = {i for i, probe in known.items() if not probe.flips and not plan.unmoved(probe.value)}
+    pairs = [(a, b) for n, a in enumerate(steps) for b in steps[n + 1 :]]
+    return sorted(pairs, key=lambda p: -((p[0].index in moved) + (p[1].index in moved)))
 
 
 def finding(
@@ -381,12 +533,15 @@ def finding(
     *,
     searched: int | None = None,
     pending: Candidate | None = None,
+    pairs: Sequence[PairProbe] = (),
 ) -> Result:
     """What ``probes`` (in the order they were made, within ``budget`` forks; ``searched``: the
-    forks the binary search and its confirmation took) show — the step named, the steps that
-    flip, whether the flip is monotone — or, ``pending``, what is known while ``replay`` waits
-    for that step's fork."""
-    result = Result(plan, None, probes, None, budget, pending=pending, searched=searched)
+    forks the binary search and its confirmation took) and ``pairs`` show — the step named, the
+    steps that flip, whether the flip is monotone, whether no single step decides it — or,
+    ``pending``, what is known while ``replay`` waits for that step's fork."""
+    result = Result(
+        plan, None, probes, None, budget, pending=pending, searched=searched, pairs=list(pairs)
+    )
     if pending is not None:
         return result
     known = {p.candidate.index: p for p in probes}
@@ -413,12 +568,10 @@ def finding(
         result.monotone = False
         result.why = f"not monotone: swapping {j} flips {name} but swapping {k} after it does not"
     elif not unknown:
-        if not any(flips.values()):
-            raise BisectError(
-                f"no single step's output swapped from run {plan.good.pk} into run "
-                f"{plan.bad.pk} flips {name} (forks {', '.join(map(str, result.forks))})"
-            )
-        result.monotone = True
+        if any(flips.values()):
+            result.monotone = True
+        else:  # no flip to be monotone about: ``no_single_step`` says what there is
+            result.why = f"no step's swap alone flips {name}"
     if unknown:
         untried = (
             f"{len(unknown)} of {len(plan.candidates)} differing steps not tried within the "

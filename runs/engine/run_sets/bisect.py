@@ -4,18 +4,21 @@ bisect is planned (``plan_bisect``: the candidates) and its result read (``findi
 ``runs.engine.analysis.bisect``.
 
 The forks are spent in this order, while a budget of forks lasts (``budget``; by default
-``default_budget``: every candidate when that takes at most 16 forks, else 16, or
-2⌈log₂ m⌉+2 for more than 128 candidates):
+``default_budget``: ⌈log₂ n⌉ + 2 for n candidates, what steps 1 and 2 cost):
 
 1. A binary search for the earliest flip, taking the last candidate to flip without probing it
    (by construction, or as the search's hypothesis when the outcome reads the final state):
-   ⌈log₂ m⌉ forks for m candidates. It finds the step a monotone flip (no flip before some
+   ⌈log₂ n⌉ forks for n candidates. It finds the step a monotone flip (no flip before some
    step, a flip from there on) starts at — but it only ever probes its midpoints, and a step
    that decides while the steps after it do not carry its decision is never among them.
 2. The step found is confirmed by its own fork, if no probe did already; when it is the step
    the outcome reads by construction, only after the earlier steps, if the budget lets them
-   all be tried first (an earlier flip makes its fork unneeded).
+   all be tried first (an earlier flip makes its fork unneeded). The step before it is known
+   not to flip from step 1 (the probe that moved the search's lower bound there).
 3. Every candidate not yet tried, in trajectory order.
+4. When every candidate is known and none flips the outcome alone (the step it reads aside),
+   pairs swapped together (``pair_order``), each a fork of the earlier step's probe at the
+   later step, until one flips it.
 
 Forks are opened, not always made (``open_fork``): a bisect asked again reuses every fork it
 made, and one with a larger budget reuses them and goes on. ``replay`` runs the same search over
@@ -31,13 +34,16 @@ from dataclasses import dataclass, field
 
 from runs.engine.analysis.bisect import (
     Candidate,
+    PairProbe,
     Plan,
     Probe,
     Result,
     Swap,
     default_budget,
     finding,
+    pair_order,
     plan_bisect,
+    swaps_onto,
 )
 from runs.engine.analysis.outcomes.declared import Outcome
 from runs.engine.analysis.outcomes.values import evaluate
@@ -45,7 +51,7 @@ from runs.engine.errors import BisectError, RewindError
 from runs.engine.execution.runner import LoadedApp
 from runs.engine.forking.forks import Fork, Opened, existing_fork, open_fork, resolve_fork
 from runs.engine.run_sets.execution import execute
-from runs.models import Run
+from runs.models import Node, Run
 
 WAIT_SECONDS = 0.2  # how often a fork another process is executing is looked at again
 
@@ -71,14 +77,41 @@ class Prober:
         self.app = LoadedApp(plan.bad.pipeline, plan.app) if plan.app is not None else None
 
     def __call__(self, candidate: Candidate) -> Probe:
-        source, forks, reused = self.plan.bad, [], True
-        for swap in candidate.swaps:
+        source, forks, reused = self._chain(self.plan.bad, candidate, candidate.swaps)
+        (value,) = evaluate(source, None, [self.plan.outcome])
+        return Probe(candidate, tuple(forks), self.plan.flips(value), value, reused)
+
+    def on_top(self, base: Probe, second: Candidate) -> tuple[Swap, ...] | str:
+        """The swaps that give ``base``'s last fork GOOD's output at ``second`` (none: it has
+        it already), or why they cannot (the fork has no such step where BAD had it)."""
+        fork = Run.objects.get(pk=base.forks[-1])
+        node = fork.nodes.filter(sequence_id=second.sequence_id).first()
+        if node is None or node.name != second.node or node.status != Node.Status.COMPLETED:
+            return f"fork {fork.pk} has no completed step {second.label}"
+        return swaps_onto(self.plan, second, node)
+
+    def pair(self, base: Probe, second: Candidate, swaps: tuple[Swap, ...]) -> PairProbe:
+        """``P(first, second)``: ``swaps`` at ``second`` as forks of ``base``'s last fork."""
+        source = Run.objects.get(pk=base.forks[-1])
+        source, forks, reused = self._chain(source, second, swaps)
+        (value,) = evaluate(source, None, [self.plan.outcome])
+        return PairProbe(
+            base.candidate, second, (*base.forks, *forks), len(forks), self.plan.flips(value),
+            value, reused,
+        )  # fmt: skip
+
+    def _chain(
+        self, source: Run, candidate: Candidate, swaps: tuple[Swap, ...]
+    ) -> tuple[Run, list[int], bool]:
+        """Each swap a fork of the one before at ``candidate``'s step: the last fork, every
+        fork's id, and whether all of them existed before."""
+        forks, reused = [], True
+        for swap in swaps:
             run, was_there = self._fork(source, candidate, swap)
             forks.append(run.pk)
             reused = reused and was_there
             source = run
-        (value,) = evaluate(source, None, [self.plan.outcome])
-        return Probe(candidate, tuple(forks), self.plan.flips(value), value, reused)
+        return source, forks, reused
 
     def _fork(self, source: Run, candidate: Candidate, swap: Swap) -> tuple[Run, bool]:
         try:
@@ -126,10 +159,11 @@ class _OutOfBudget(Exception):
 @dataclass
 class _Search:
     plan: Plan
-    prober: Callable[[Candidate], Probe]
+    prober: Prober
     budget: int
     known: dict[int, Probe] = field(default_factory=dict)
     order: list[int] = field(default_factory=list)
+    pairs: list[PairProbe] = field(default_factory=list)
     spent: int = 0
     searched: int | None = None  # forks spent by the binary search and its confirmation
 
@@ -171,16 +205,32 @@ class _Search:
         # 3. Everything else, in order: the earliest decisive step, then every other one.
         for i in range(last + 1):
             if i == last and construction and any(p.flips for p in self.known.values()):
-                break  # known to flip, and not the answer: no fork for it
+                return  # known to flip, and not the answer: no fork for it
             self.P(i)
+        # 4. No step flips it alone (the step the outcome reads aside): pairs, until one does.
+        if any(self.P(i) for i in range(last if construction else last + 1)):
+            return
+        for first, second in pair_order(self.plan, self.known):
+            base = self.known[first.index]
+            swaps = self.prober.on_top(base, second)
+            if isinstance(swaps, str):  # nothing to fork: recorded, and costs nothing
+                skipped = PairProbe(first, second, base.forks, 0, False, base.value, True, swaps)
+                self.pairs.append(skipped)
+                continue
+            if self.spent + len(swaps) > self.budget:
+                raise _OutOfBudget
+            pair = self.prober.pair(base, second, swaps)
+            self.pairs.append(pair)
+            self.spent += pair.added
+            if pair.flips:
+                return
 
 
-def run_search(
-    plan: Plan, prober: Callable[[Candidate], Probe], budget: int | None = None
-) -> Result:
+def run_search(plan: Plan, prober: Prober, budget: int | None = None) -> Result:
     """The search, within ``budget`` forks (None: ``default_budget``), and what it shows."""
     if budget is None:
-        budget = default_budget(plan.all_forks, len(plan.candidates))
+        widest = max(c.cost for c in plan.candidates)
+        budget = default_budget(len(plan.candidates), widest)
     if budget < 1:
         raise BisectError(f"a budget of {budget} forks: at least 1")
     search = _Search(plan, prober, budget)
@@ -192,7 +242,9 @@ def run_search(
     except Pending as waiting:  # ``replay``: what is known until then
         pending = waiting.candidate
     probes = [search.known[i] for i in search.order]
-    return finding(plan, probes, budget, searched=search.searched, pending=pending)
+    return finding(
+        plan, probes, budget, searched=search.searched, pending=pending, pairs=search.pairs
+    )
 
 
 def bisect(

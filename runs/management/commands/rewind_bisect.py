@@ -14,11 +14,13 @@ class Command(RewindCommand):
     help = (
         "Counterfactual bisect: the earliest step of BAD whose output alone, swapped for GOOD's "
         "(an ordinary fork: `output` of a declared node, `writes.KEY` of a Burr app's step), "
-        "flips the outcome NAME to GOOD's value, confirmed by that fork. A binary search names "
-        "it in O(log n) forks when the flip is monotone; the rest of the budget tries the other "
-        "steps, so it says when the flip is not monotone, names every step whose swap alone "
-        "flips it, and lists the steps the budget left untried. Forks are made and executed in "
-        "this process; a fork already made is reused."
+        "flips the outcome NAME to GOOD's value, confirmed by that fork. By default it spends "
+        "what a binary search and its verification cost (⌈log₂ n⌉ + 2 forks for n differing "
+        "steps) and lists the steps left untried; a larger --budget tries the other steps too, "
+        "so it says when the flip is not monotone and names every step whose swap alone flips "
+        "it. When no single step does, it says so and swaps pairs of steps together while the "
+        "budget lasts. Forks are made and executed in this process; a fork already made is "
+        "reused."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -32,13 +34,13 @@ class Command(RewindCommand):
             "--budget",
             type=int,
             default=None,
-            help="the most forks to spend (default: every differing step when that takes at "
-            "most 16 forks, else 16, or 2⌈log₂ m⌉+2 for m steps beyond 128)",
+            help="the most forks to spend (default: ⌈log₂ n⌉ + 2 for n differing steps, a binary "
+            "search and its verification; the answer says which budget tries every step)",
         )
         add_output(
             parser,
             json='print {"step", "leaves", "forks", "monotone", "verified", "decisive", '
-            '"unknown", "budget", …} as one JSON object',
+            '"unknown", "budget", "no_single_step", "together", "pairs", …} as one JSON object',
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -66,6 +68,7 @@ def format_bisect(data: dict[str, Any]) -> str:
             f"step: {_step(step)} — swapping run {data['good']}'s output there alone into run "
             f"{data['bad']} flips it: fork {verified['forks'][-1]} → {_text(verified['value'])}"
             + ("" if data["exact"] else f"; {earlier} earlier steps not tried, one may flip it")
+            + (" (the step it reads: by construction)" if step == data["by_construction"] else "")
         )
     for leaf in data["leaves"]:
         lines.append(f"  {leaf['path']}: {_text(leaf['a'])} (good) / {_text(leaf['b'])} (bad)")
@@ -75,6 +78,8 @@ def format_bisect(data: dict[str, Any]) -> str:
     ]:
         decisive.append(f"{_step(last)} (the step it reads: by construction)")
     lines.append("decisive (each swap alone flips it): " + ("; ".join(decisive) or "none found"))
+    if data["no_single_step"]:
+        lines.append(_together(data))
     lines.append(
         f"forks: {data['spent']} of a budget of {data['budget']} over {data['candidates']} "
         "differing steps" + (f" ({', '.join(map(str, data['forks']))})" if data["forks"] else "")
@@ -84,14 +89,43 @@ def format_bisect(data: dict[str, Any]) -> str:
         again = ", reused" if probe["reused"] else ""
         forks = ", ".join(map(str, probe["forks"]))
         lines.append(f"  {_step(probe)}: {mark} → {_text(probe['value'])} (fork {forks}{again})")
+    if data["pairs"]:
+        lines.append("pairs swapped together:")
+    for pair in data["pairs"]:
+        steps = " + ".join(_step(s) for s in pair["steps"])
+        if pair["skipped"]:
+            lines.append(f"  {steps}: not tried — {pair['skipped']}")
+            continue
+        mark = "flips" if pair["flips"] else "no flip"
+        again = ", reused" if pair["reused"] else ""
+        forks = ", ".join(map(str, pair["forks"]))
+        lines.append(f"  {steps}: {mark} → {_text(pair['value'])} (forks {forks}{again})")
     monotone = {True: "yes", False: "no", None: "unknown"}[data["monotone"]]
     lines.append(f"monotone: {monotone}" + (f" — {data['why']}" if data["why"] else ""))
     if data["unknown"]:
         untried = ", ".join(_step(c) for c in data["unknown"])
         lines.append(f"not tried (budget {data['budget']} spent): {untried}")
+    if data["unknown"] or data["pairs_untried"]:
+        what = "every step" if data["unknown"] else "every pair"
+        lines.append(
+            f"--budget {data['budget_for_the_rest']} tries {what} (the forks made are reused)"
+        )
     for skipped in data["skipped"]:
         lines.append(f"  skipped {skipped}")
     return "\n".join(lines)
+
+
+def _together(data: dict[str, Any]) -> str:
+    """The no-single-step finding, with the forks that show the pair flipping it."""
+    line = data["no_single_step_why"]
+    flipped = next((p for p in data["pairs"] if p["flips"]), None)
+    if flipped is None:
+        return line
+    last, first = flipped["forks"][-1], flipped["steps"][0]["node"]
+    return (
+        f"{line}: fork {last}, made on top of fork {flipped['on_top_of']} ({first} alone) → "
+        f"{_text(flipped['value'])}"
+    )
 
 
 def _step(step: dict[str, Any]) -> str:

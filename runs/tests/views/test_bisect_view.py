@@ -86,9 +86,13 @@ def test_the_task_bisects_and_the_page_shows_the_step_and_stops_polling(
 
     text = response.content.decode()
     assert response.status_code == 200
-    assert "Step <strong>s07</strong> (step 6) decides verdict" in text
+    # The default budget (⌈log₂ 12⌉ + 2 = 6 forks): named and confirmed, not every step tried.
+    assert "Step <strong>s07</strong> (step 6) flips verdict" in text
+    assert "3 earlier differing steps not tried within the budget" in text
     assert "<code>v07.verdict</code>" in text
-    assert "monotone" in text and "every 1s" not in text
+    assert "monotone: unknown" in text and "every 1s" not in text
+    assert "6 forks of a budget of 6, over 12 differing steps." in text
+    assert '<button type="submit">Check every step</button>' in text
     made = bisect(good, bad, "verdict")  # the same forks, reused: the page showed them
     for pk in made.forks:
         assert f"fork {pk}</a>" in text
@@ -172,9 +176,11 @@ def test_the_page_shows_the_verified_step_every_decisive_step_and_the_budget(
     """Issue 30: s12 reads s03 directly, the steps between do not carry it."""
     good, bad = relay_runs("relay12", 3, join=12, carry=False)
 
-    text = signed_in.post(url(good, bad), {"outcome": "verdict"}, follow=True).content.decode()
+    text = signed_in.post(
+        url(good, bad), {"outcome": "verdict", "budget": "12"}, follow=True
+    ).content.decode()
 
-    made = bisect(good, bad, "verdict")  # the same forks, reused: what the page showed
+    made = bisect(good, bad, "verdict", budget=12)  # the same forks, reused: the page's
     (confirming,) = made.verified.forks
     assert "Step <strong>s03</strong> (step 2) decides verdict" in text
     assert "Confirmed by a fork that swaps that step alone" in text
@@ -207,7 +213,8 @@ def test_a_budget_that_ran_out_shows_what_is_unknown_and_offers_to_try_it(
     assert (
         "Still unknown — not tried when the budget ran out: <strong>s02</strong> (step 1)" in text
     )
-    assert '<input type="hidden" name="budget" value="12">' in text
+    assert 'name="budget" value="12" min="1" max="10000" required>' in text
+    assert "Check every step" in text
     poll = signed_in.get(
         f"{url(good, bad)}?outcome=verdict&budget=5", headers={"HX-Request": "true"}
     )
@@ -221,7 +228,54 @@ def test_a_budget_that_ran_out_shows_what_is_unknown_and_offers_to_try_it(
     assert "Step <strong>s03</strong> (step 2) decides verdict" in text
 
 
-def test_a_budget_below_one_is_a_400(apps, signed_in):  # noqa: F811
+@pytest.mark.parametrize("budget", ["0", "-3", "many", "10001", "2.5"])
+def test_a_bad_budget_is_the_page_again_with_a_clear_error(apps, signed_in, budget):  # noqa: F811
     good, bad = relay_runs("relay12", 7)
-    response = signed_in.post(url(good, bad), {"outcome": "verdict", "budget": "0"})
+
+    response = signed_in.post(url(good, bad), {"outcome": "verdict", "budget": budget})
+
     assert response.status_code == 400 and DBTaskResult.objects.count() == 0
+    text = response.content.decode()
+    assert "the budget is a whole number of forks from 1 to 10000" in text
+    assert "<html" in text and 'class="bisect-offer"' in text  # the page, not a bare 400
+
+
+def test_the_page_says_no_single_step_decides_it_and_offers_the_pairs(
+    apps,  # noqa: F811
+    signed_in,
+    immediate_tasks,
+):
+    """Issue 43: the ``both`` app's verdict is ``x and y`` (helpers/bisect_apps.py)."""
+    from runs.tests.helpers.bisect_runs import both_runs
+
+    good, bad = both_runs()
+
+    text = signed_in.post(url(good, bad), {"outcome": "verdict"}, follow=True).content.decode()
+
+    assert '<h2 id="bisect-answer">No single step decides verdict</h2>' in text
+    assert "No pair of steps was swapped together within the budget of 4 forks." in text
+    assert "No step's swap alone flips it but that of <strong>verdict</strong> (step 3)" in text
+    assert "Pairs not tried together yet: 3." in text
+    assert 'name="budget" value="7" min="1" max="10000" required> forks' in text
+    assert '<button type="submit">Try pairs</button>' in text
+    assert "Steps whose swap alone flips" not in text  # the finding says it instead
+
+    text = signed_in.post(
+        url(good, bad), {"outcome": "verdict", "budget": "7"}, follow=True
+    ).content.decode()
+
+    made = bisect(good, bad, "verdict", budget=7)  # the same forks, reused: the page's
+    pair = made.together
+    assert (
+        "Swapping <strong>x</strong> (step 0) and <strong>y</strong> (step 2) together flips it: "
+        f'<a href="/compare/{bad.pk}/{pair.forks[-1]}/">fork {pair.forks[-1]}</a>, made on top of '
+        f'<a href="/compare/{bad.pk}/{pair.on_top_of}/">fork {pair.on_top_of}</a> (which swaps x '
+        "alone), gets verdict = <code>pass</code>"
+    ) in text
+    assert (
+        '<ol class="bisect-pairs">' in text
+        and text.count('<span class="badge outcome-pass">flips') >= 1
+    )
+    assert '<th scope="row">x: <code>x</code></th>' in text  # the leaves at both steps
+    assert '<th scope="row">y: <code>y</code></th>' in text
+    assert "Try pairs" not in text and "Check every step" not in text

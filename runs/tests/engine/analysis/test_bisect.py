@@ -27,18 +27,21 @@ def forks_made(before: int) -> int:
     return Run.objects.count() - before
 
 
+EVERY_STEP = 12  # forks: a budget that tries every step of a 12-step relay (the page's offer)
+
+
 @pytest.mark.parametrize("planted", [1, 4, 7, 12])
 def test_it_finds_the_planted_step_of_a_12_step_run_and_tries_every_other_step(apps, planted):
     good, bad = relay_runs("relay12", planted)
     before = Run.objects.count()
 
-    result = bisect(good, bad, "verdict")
+    result = bisect(good, bad, "verdict", budget=EVERY_STEP)
 
     assert result.step.node == f"s{planted:02d}"
     assert result.monotone is True
     assert len(result.plan.candidates) == 12  # every step's output differs
-    # 12 forks try them all (the default budget): s12, the step the outcome reads, only when
-    # nothing before it flips (it flips by construction).
+    # 12 forks try them all (what the default's answer offers): s12, the step the outcome
+    # reads, only when nothing before it flips (it flips by construction).
     assert result.budget == 12
     assert len(result.forks) == (12 if planted == 12 else 11)
     assert forks_made(before) == len(result.forks)
@@ -146,7 +149,7 @@ def test_a_step_that_wrote_two_differing_keys_is_swapped_by_a_fork_of_a_fork(app
 def test_the_json_is_the_contract(apps):
     good, bad = relay_runs("relay12", 7)
 
-    data = bisect(good, bad, "verdict").as_json()
+    data = bisect(good, bad, "verdict", budget=EVERY_STEP).as_json()
 
     assert {"step", "leaves", "forks", "monotone"} <= set(data)
     assert data["step"] == {"node": "s07", "sequence_id": 6}
@@ -194,7 +197,8 @@ def test_the_bench_figures_name_the_planted_step_in_at_most_6_forks_and_answer_r
     assert right["goal"] == "≥ 1 (share)"
     assert right["pass"] is True and right["value"] == 1
     assert right["note"].startswith(f"{len(SHAPES)} of {len(SHAPES)} right")
-    assert "monotone shown true" in right["note"] and "of a budget of 16" in right["note"]
+    # The default budget: ⌈log₂ 20⌉ + 2 = 7 forks.
+    assert "monotone shown true" in right["note"] and "of a budget of 7" in right["note"]
 
 
 def json_list(note: str) -> list[int]:

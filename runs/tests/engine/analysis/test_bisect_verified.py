@@ -34,6 +34,9 @@ def verdict_of(run_id: int) -> str:
     return Run.objects.get(pk=run_id).nodes.get(name="s12").output["v12"]["verdict"]
 
 
+EVERY_STEP = 12  # forks: a budget that tries every step of a 12-step relay (the page's offer)
+
+
 def nodes(items) -> list[str]:
     return [item.node if hasattr(item, "node") else item.candidate.node for item in items]
 
@@ -56,7 +59,7 @@ def test_it_names_the_planted_step_confirmed_by_a_fork_of_that_step_alone(
 ):
     good, bad = relay_runs("relay12", planted, join=join, carry=carry)
 
-    result = bisect(good, bad, "verdict")
+    result = bisect(good, bad, "verdict", budget=EVERY_STEP)
 
     assert result.step.node == step(planted)
     assert result.monotone is False
@@ -92,7 +95,7 @@ def test_a_monotone_relay_is_named_within_the_old_bound_and_monotone_only_once_s
     tried = {p.candidate.node for p in quick.probes}
     assert set(nodes(quick.unknown)) | tried | {"s12"} == {step(k) for k in range(1, 13)}
 
-    full = bisect(good, bad, "verdict")  # the default budget: every step tried
+    full = bisect(good, bad, "verdict", budget=EVERY_STEP)  # every step tried
 
     assert full.step.node == step(planted)
     assert full.monotone is True and full.exact is True and full.unknown == []
@@ -121,7 +124,8 @@ def test_a_budget_too_small_says_what_is_still_unknown(apps):
     assert some.as_json()["unknown"][0] == {"node": "s02", "sequence_id": 1}
 
     before = Run.objects.count()
-    whole = bisect(good, bad, "verdict")  # more budget: the forks made so far are reused
+    # More budget: the forks made so far are reused.
+    whole = bisect(good, bad, "verdict", budget=EVERY_STEP)
 
     assert whole.step.node == "s03" and whole.monotone is False
     assert Run.objects.count() - before == whole.made
@@ -131,12 +135,13 @@ def test_a_budget_too_small_says_what_is_still_unknown(apps):
     )
 
 
-def test_the_default_budget_tries_every_step_of_a_short_run_and_is_bounded_on_a_long_one():
-    assert default_budget(12, 12) == 12  # forks to try every candidate, candidates
-    assert default_budget(16, 16) == 16
-    assert default_budget(20, 20) == 16
-    assert default_budget(20, 10) == 16  # 10 steps whose swaps take 2 forks each
-    assert default_budget(1000, 1000) == 2 * 10 + 2  # ⌈log₂ 1000⌉ = 10
+def test_the_default_budget_is_a_binary_search_and_its_verification():
+    assert default_budget(12) == 4 + 2  # candidates: ⌈log₂ 12⌉ = 4
+    assert default_budget(16) == 4 + 2
+    assert default_budget(17) == 5 + 2
+    assert default_budget(1000) == 10 + 2  # ⌈log₂ 1000⌉ = 10
+    assert default_budget(10, 2) == (4 + 2) * 2  # steps whose swaps take up to 2 forks each
+    assert default_budget(1) == 2  # nothing to search: the step and its check
 
 
 def test_a_budget_below_one_fork_is_refused(apps):
@@ -169,7 +174,7 @@ def test_an_outcome_of_the_final_state_does_not_spend_its_first_probe_on_the_las
     assert quick.probes[0].candidate.node != "s12"
     assert quick.step.node == step(planted) and quick.verified.flips is True
     assert quick.by_construction is None
-    full = bisect(good, bad, "final")
+    full = bisect(good, bad, "final", budget=EVERY_STEP)
     assert full.step.node == step(planted) and full.monotone is True
     assert len(full.forks) == 12  # s12 as well: nothing says it flips without a fork
 
@@ -184,14 +189,14 @@ def test_replay_shows_the_verified_answer_the_forks_made_without_making_one(apps
     assert Run.objects.count() == before
     assert shown.pending is None
     assert shown.as_json() == {**made.as_json(), "probes": shown.as_json()["probes"]}
-    waiting = replay(good, bad, "verdict")  # the default budget needs forks not made yet
+    waiting = replay(good, bad, "verdict", budget=EVERY_STEP)  # forks not made yet
     assert waiting.pending is not None and waiting.as_json()["pending"] is not None
 
 
 def test_the_json_carries_the_verification(apps):
     good, bad = relay_runs("relay12", 6, join=12, carry=False)
 
-    data = bisect(good, bad, "verdict").as_json()
+    data = bisect(good, bad, "verdict", budget=EVERY_STEP).as_json()
 
     assert data["step"] == {"node": "s06", "sequence_id": 5}
     assert data["monotone"] is False
@@ -204,3 +209,43 @@ def test_the_json_carries_the_verification(apps):
     assert data["by_construction"] == {"node": "s12", "sequence_id": 11}
     assert data["budget"] == 12 and data["spent"] == len(data["forks"]) == 11
     assert {"step", "leaves", "forks", "monotone", "probes", "why", "candidates"} <= set(data)
+
+
+@pytest.mark.parametrize("planted", [1, 2, 7, 8, 9, 12, 15, 16])
+def test_the_default_names_and_verifies_a_16_step_monotone_flip_within_6_forks(apps, planted):
+    """⌈log₂ 16⌉ + 2 = 6 forks, counted as the rows made (the old default spent 15)."""
+    good, bad = relay_runs("relay16", planted)
+    before = Run.objects.count()
+
+    result = bisect(good, bad, "verdict")
+
+    made = Run.objects.filter(pk__gt=max(good.pk, bad.pk))
+    assert made.count() == Run.objects.count() - before == len(result.forks) <= 6
+    assert set(made.values_list("parent_id", flat=True)) == {bad.pk}  # each a fork of BAD
+    assert result.budget == 6 and result.searched <= 6
+    # Named, and verified: its swap alone flips the verdict, the step before it does not.
+    assert result.step.node == step(planted)
+    confirming = Run.objects.get(pk=result.verified.forks[-1])
+    assert result.verified.flips is True and confirming.fork_node == step(planted)
+    assert confirming.nodes.get(name="s16").output["v16"]["verdict"] == "pass"
+    alone = {p.candidate.node: p.flips for p in result.probes}
+    if planted > 1:
+        assert alone[step(planted - 1)] is False
+    # Honest about the rest: not every step was tried, so monotone is unknown, and the answer
+    # says what checks every step.
+    assert result.monotone is None and result.unknown
+    assert result.budget_for_the_rest == 6 + sum(c.cost for c in result.unknown)
+    assert result.as_json()["budget_for_the_rest"] == result.budget_for_the_rest
+
+
+def test_checking_every_step_of_a_16_step_run_reuses_the_defaults_forks(apps):
+    good, bad = relay_runs("relay16", 9)
+    quick = bisect(good, bad, "verdict")
+    before = Run.objects.count()
+
+    full = bisect(good, bad, "verdict", budget=quick.budget_for_the_rest)
+
+    assert full.step.node == "s09" and full.exact is True and full.monotone is True
+    assert full.unknown == [] and len(full.forks) == 15  # every step but s16 (by construction)
+    assert set(quick.forks) <= set(full.forks)
+    assert Run.objects.count() - before == full.made == 15 - 6
