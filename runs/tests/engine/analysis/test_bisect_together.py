@@ -140,3 +140,28 @@ def test_replay_shows_the_pairs_without_making_a_fork(apps):
     ]
     waiting = replay(good, bad, "verdict", budget=20)  # more budget: no pair is untried…
     assert waiting.pending is None and names(waiting.together) == ("x", "y")  # …it stops there
+
+
+def test_pairs_of_steps_whose_swap_moved_the_outcome_are_tried_first(apps):
+    """The probes' evidence orders the pairs: a step whose swap alone changed the outcome from
+    BAD's value (without reaching GOOD's) matters, so its pairs come before the others."""
+    from dataclasses import replace
+
+    from runs.engine.analysis.bisect import Probe, pair_order, plan_bisect
+
+    good, bad = both_runs()
+    plan = plan_bisect(good, bad, "verdict")
+    x, w, y, _ = plan.candidates
+    moved = replace(plan.bad_value, value="half")  # neither BAD's "fail" nor GOOD's "pass"
+    known = {
+        x.index: Probe(x, (1,), False, plan.bad_value, False),
+        w.index: Probe(w, (2,), False, moved, False),
+        y.index: Probe(y, (3,), False, moved, False),
+    }
+
+    order = [(a.node, b.node) for a, b in pair_order(plan, known)]
+
+    assert order == [("w", "y"), ("x", "w"), ("x", "y")]  # both moved, then one, in order
+    assert [(a.node, b.node) for a, b in pair_order(plan, {})] == [
+        ("x", "w"), ("x", "y"), ("w", "y"),
+    ]  # fmt: skip
