@@ -95,6 +95,7 @@ class Facts:
     dimensions: frozenset[tuple[str, str]] = frozenset()  # (dimension, unit) pairs
     clauses: tuple[tuple[str, ...], ...] = ()  # tokens in order, clause by clause
     plain: frozenset[str] = frozenset()  # the words it writes in lower case somewhere
+    initials: frozenset[str] = frozenset()  # first letters of 2 to 5 words in a row ("na")
 
 
 def is_number(value: Any) -> bool:
@@ -120,8 +121,21 @@ def _figure(token: str) -> str | None:
         return None
 
 
+# A list's numbering ("1. Open settings", "2) Reset"): the place of an item, not a figure.
+_LIST_NUMBER_RE = re.compile(r"^[ \t]*\d{1,2}[.)](?=\s)", re.MULTILINE)
+# Capitalised words that are never names: a sentence's or a heading's first word, a question.
+_NEVER_NAMES = frozenset(
+    """
+    a an the and or but if of to in on at by for with from as is are was were be it this that
+    these those there here we you they he she our your their his her what which who when where
+    why how yes no ok okay note please thanks hi hello dear summary answer status reason
+    """.split()
+)
+
+
 def _figures(text: str) -> set[str]:
     out: set[str] = set()
+    text = _LIST_NUMBER_RE.sub(" ", text)
     for token in _FIGURE_RE.findall(text):
         figure = _figure(token)
         if figure is not None:
@@ -183,6 +197,16 @@ def _names(text: str) -> tuple[set[str], list[tuple[int, str]]]:
             continue
         found.append((match.start(), match.end(), token, _sentence_initial(text, match.start())))
     capitalised_inside = {token for _, _, token, initial in found if not initial}
+    # A language that capitalises its nouns (German) or a title-cased text: a capital inside a
+    # sentence says nothing there; only acronyms and words with a digit are names.
+    inside = sum(1 for m in _WORD_RE.finditer(text) if not _sentence_initial(text, m.start()))
+    nouns_capitalised = (
+        inside >= 6
+        and len(
+            [t for _, _, t, initial in found if not initial and t.isalpha() and not t.isupper()]
+        )
+        > 0.3 * inside
+    )
     names: set[str] = set()
     where: list[tuple[int, str]] = []
     for start, end, token, initial in found:
@@ -195,6 +219,8 @@ def _names(text: str) -> tuple[set[str], list[tuple[int, str]]]:
             name = bare
         elif _has_digit(bare) or bare.isupper():
             name = bare.lower()
+        elif nouns_capitalised or bare.lower() in _NEVER_NAMES:
+            continue
         elif not initial or bare != token or bare in capitalised_inside:
             name = bare.lower()
         else:
@@ -207,7 +233,7 @@ def _names(text: str) -> tuple[set[str], list[tuple[int, str]]]:
 # A clause's tokens: a figure, a unit symbol, or a word.
 _TOKEN_RE = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])|[$€£¥₹%°]|[^\W\d_][\w'’-]*|\d\w*")
 _ROLE_CLAUSE_RE = re.compile(
-    r"[,;.:!?]+(?=\s|$)|\n|\s(?:and|or|but|while|whereas|although|though|than|versus|vs|"
+    r"[,;.:!?]+(?=\s|$)|\n|\||\s(?:and|or|but|while|whereas|although|though|than|versus|vs|"
     r"unlike|then|et|ou|y|o|und|oder)\s|\s[-–—]\s",
     re.IGNORECASE,
 )
@@ -271,7 +297,25 @@ def facts(text: str) -> Facts:
         dimensions=frozenset(dimensions),
         clauses=clauses,
         plain=frozenset(w for w in _LETTERS_RE.findall(text) if w.islower()),
+        initials=_initials(text),
     )
+
+
+def _initials(text: str) -> frozenset[str]:
+    """The first letters of each run of 2 to 5 words inside a clause ("North America" → na,
+    "Europe, the Middle East and Africa" → emea, small words skipped): what an acronym of
+    them spells."""
+    out: set[str] = set()
+    for clause in re.split(r"[.;:!?\n()]", text):
+        words = [w for w in _LETTERS_RE.findall(clause) if w.lower() not in _SMALL_WORDS]
+        for i in range(len(words)):
+            for n in range(2, 6):
+                if i + n <= len(words):
+                    out.add("".join(w[0] for w in words[i : i + n]).lower())
+    return frozenset(out)
+
+
+_SMALL_WORDS = frozenset("the and of for a an to in on at by with".split())
 
 
 @dataclass(frozen=True)
@@ -284,12 +328,14 @@ class Pool:
     ranked: frozenset[str]
     rounded: frozenset[str]  # every figure's roundings (figure_matches, precomputed)
     counts: frozenset[int]  # the figures that are counts (COUNTS)
+    initials: frozenset[str] = frozenset()  # what an acronym of its words would spell
 
     @classmethod
     def of(cls, values: Iterable[Any]) -> Pool:
         figures: set[str] = set()
         words: set[str] = set()
         ranked: set[str] = set()
+        initials: set[str] = set()
         for value in values:
             if is_number(value):
                 figure = number_figure(value)
@@ -300,12 +346,21 @@ class Pool:
                 figures |= read.figures
                 words |= read.words | read.names
                 ranked |= read.ranked
+                initials |= read.initials
         rounded = frozenset().union(*(roundings(f) for f in figures))
         counts = frozenset(int(f) for f in figures if f in COUNTS)
-        return cls(frozenset(figures), frozenset(words), frozenset(ranked), rounded, counts)
+        return cls(
+            frozenset(figures),
+            frozenset(words),
+            frozenset(ranked),
+            rounded,
+            counts,
+            frozenset(initials),
+        )
 
     def has_figure(self, figure: str) -> bool:
         return figure in self.rounded or not roundings(figure).isdisjoint(self.figures)
 
     def has_name(self, name: str) -> bool:
-        return name in self.words
+        """Whether its values give ``name``, or the words an acronym ``name`` stands for."""
+        return name in self.words or (name.isalpha() and len(name) > 1 and name in self.initials)

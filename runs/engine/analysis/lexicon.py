@@ -12,8 +12,9 @@ it knows: small, explicit, and the same on every machine (no model, no download)
   and ``kilometers`` are the unit ``km`` of ``length``; ``$``, ``USD`` and ``dollars`` the unit
   ``usd`` of ``currency``; ``million`` and ``bn`` are scales), so a text that gives miles where
   the references give km is told from one that writes "kilometres" for "km";
-- **polarity words** come in groups of opposites (rise ↔ fall, permit ↔ forbid, safe ↔
-  unsafe, above ↔ below, ouvert ↔ fermé …), each word with its inflections; a word whose
+- **polarity words** come in pairs of sides (rise, climb, increase ↔ fall, drop, decline;
+  permit ↔ forbid; safe ↔ unsafe; above ↔ below; ouvert ↔ fermé …), the words of a side
+  synonyms, each word with its inflections; a word whose
   opposite every reference uses is a reversal, however few letters differ. A word made from
   another by a negating prefix (un-, in-, im-, il-, ir-, dis-, non-) is its opposite too.
 
@@ -184,175 +185,140 @@ def unit_of(token: str, after_figure: bool) -> tuple[str, str] | None:
 
 # ---------------------------------------------------------------------------------- polarity
 
-# Groups of opposites, "a | b" (or "a | b | c": each is the opposite of the others). A word
+# Pairs of opposite sides, "a b | c d": a and b say the same, c and d the opposite. A word
 # given bare gets its regular inflections (-s, -es, -ed, -ing, -er, -est, -ly); irregular
-# forms are listed with a comma: "rise,rises,rose,risen,rising".
+# forms are listed with commas: "rise,rises,rose,risen,rising".
 _OPPOSITES = """
-rise,rises,rose,risen,rising | climb | jump | surge | soar | gain | fall,falls,fell,fallen,falling | drop | decline | dip | slip | sink,sinks,sank,sunk,sinking
-increase | decrease | reduce | cut,cuts,cutting
-grow,grows,grew,grown,growing | shrink,shrinks,shrank,shrunk,shrinking
-gain | lose,loses,lost,losing | loss,losses
-profit,profits,profitable | loss,losses,unprofitable
-up | down
-high | low
-above | below | under
-over | under
-more | less | fewer
-most | least | fewest
-before | after
+rise,rises,rose,risen,rising climb jump surge soar increase grow,grows,grew,grown,growing gain up | fall,falls,fell,fallen,falling drop decline dip slip sink,sinks,sank,sunk,sinking decrease shrink,shrinks,shrank,shrunk,shrinking down
+increase raise,raises,raised,raising bump extend | decrease reduce lower cut,cuts,cutting shorten
+gain profit,profits profitable | loss,losses lose,loses,lost,losing unprofitable
+high higher highest | low lower lowest
+above over | below under beneath
+more | less fewer
+most | least fewest
+before earlier prior | after later
 early | late
-earlier | later
-open,opens,opened,opening | closed | shut
-start | stop | end | finish
-begin,begins,began,begun,beginning | end
-enable | disable
-allow | deny | forbid,forbids,forbade,forbidden,forbidding | prohibit | block | ban,bans,banned,banning | refuse | restrict
-permit,permits,permitted,permitting | forbid,forbids,forbade,forbidden,forbidding | prohibit | deny
-accept | reject | decline | refuse
-approve | reject | deny | decline | refuse
-grant | deny | revoke
-include | exclude | omit,omits,omitted,omitting
-add | remove | delete | drop
-keep,keeps,kept,keeping | discard | drop | remove
-pass,passes,passed,passing | fail
-success,successful,successfully,succeed,succeeds,succeeded | failure,failed,fail,fails,unsuccessful
-safe,safely,safer,safest | unsafe | dangerous | hazardous
+open,opens,opened,opening reopen | close,closes,closed,closing shut
+start begin,begins,began,begun,beginning | stop end finish
+enable activate | disable deactivate
+allow permit,permits,permitted,permitting authorise authorize | deny forbid,forbids,forbade,forbidden,forbidding prohibit block ban,bans,banned,banning disallow
+accept approve grant | reject decline refuse deny revoke
+include | exclude omit,omits,omitted,omitting
+add | remove delete
+keep,keeps,kept,keeping retain | discard remove
+pass,passes,passed,passing succeed success successful | fail failure failed unsuccessful
+safe,safely,safer,safest | unsafe dangerous hazardous
 valid | invalid
 true | false
-yes | no
 positive | negative
 good | bad
 better | worse
 best | worst
 strong | weak
-fast | slow
-hot | cold
-warm | cool
+fast quick | slow
+hot warm | cold cool
 wet | dry
 buy,buys,bought,buying | sell,sells,sold,selling
 bullish | bearish
-long | short
 inbound | outbound
 import | export
-win,wins,won,winning,winner,winners | lose,loses,lost,losing,loser,losers
-victory,victories | defeat
+win,wins,won,winning winner,winners victory,victories | lose,loses,lost,losing loser,losers defeat
 home | away
-left | right
 north | south
 east | west
-inside | outside
+inside indoors | outside outdoors
 internal | external
 public | private
 present | absent
 available | unavailable
 online | offline
 active | inactive
-required | optional
-mandatory | optional
+required mandatory compulsory | optional
 always | never
 likely | unlikely
 possible | impossible
-legal | illegal
-compliant | noncompliant | non-compliant
+legal lawful | illegal unlawful
+compliant | noncompliant non-compliant
 eligible | ineligible
 guilty | innocent
 expand | contract
 heavy | light
-large | small
-big,bigger,biggest | small
-maximum | minimum
-max | min
+large big,bigger,biggest | small
+maximum max | minimum min
 upper | lower
 first | last
-oldest | newest | latest
+oldest | newest latest
 old | new
-cheap | expensive | costly
+cheap inexpensive | expensive costly
 overvalued | undervalued
 overweight | underweight
 outperform | underperform
 surplus,surpluses | deficit,deficits
 credit | debit
 asset | liability,liabilities
-income | expense
-deposit | withdraw,withdraws,withdrew,withdrawn,withdrawing | withdrawal
+income revenue | expense
+deposit | withdraw,withdraws,withdrew,withdrawn,withdrawing withdrawal
 upgrade | downgrade
-raise | lower | cut,cuts,cutting
-hire | fire
-join | leave,leaves,left,leaving
-arrive | depart
+hire | fire dismiss
+arrive | depart leave,leaves,left,leaving
 arrival | departure
 send,sends,sent,sending | receive
-sender | recipient | receiver
-push | pull
+sender | recipient receiver
 lock | unlock
 connect | disconnect
 encrypt | decrypt
-maximize | minimize
-maximise | minimise
+maximize maximise | minimize minimise
 support | oppose
-for | against
 agree | disagree
-favorable | unfavorable
-favourable | unfavourable
-confirm | deny | refute
-confirmed | refuted | denied | unconfirmed
-ascending | descending
-asc | desc
-light | dark
+favorable favourable | unfavorable unfavourable
+confirm | refute
+ascending asc | descending desc
 day | night
 morning | evening
 am | pm
 weekday | weekend
-read | write
 healthy | unhealthy
 benign | malignant
 normal | abnormal
 ahead | behind
-paid | unpaid | overdue
+paid | unpaid overdue
 visible | hidden
 show,shows,showed,shown,showing | hide,hides,hid,hidden,hiding
-recommend | discourage | against
-advisable | inadvisable
+recommend encourage advise advisable | discourage inadvisable against
 appropriate | inappropriate
-sufficient | insufficient
-adequate | inadequate
+sufficient adequate enough | insufficient inadequate
 complete | incomplete
-correct | incorrect | wrong
-right | wrong
-accurate | inaccurate
-secure | insecure | vulnerable
+correct right accurate | incorrect wrong inaccurate
+secure | insecure vulnerable
 stable | unstable
 clean | dirty
 full | empty
-light | heavy
-plus | minus
-gain | drain
-rising | falling
-improve | worsen | deteriorate
+improve | worsen deteriorate
 improvement | deterioration
 strengthen | weaken
-tighten | loosen | ease
+tighten | loosen ease
 hawkish | dovish
 inflow,inflows | outflow,outflows
-overweight | underweight
 uptrend | downtrend
 upside | downside
 bull | bear
-asleep | awake
 alive | dead
 on | off
-yes | no
+mutual two-way bilateral | one-way unilateral
+quarantine,quarantines,quarantined isolate block | release,releases,released allow
+rest | walk exercise
+covered | excluded uncovered
 ouvert,ouverte,ouverts,ouvertes | fermé,fermée,fermés,fermées
 autorisé,autorisée,autorisés,autorisées | interdit,interdite,interdits,interdites
-hausse,hausses | baisse,baisses
-augmente,augmenté,augmentent | diminue,diminué,diminuent | baisse
+hausse,hausses augmente,augmenté,augmentent | baisse,baisses diminue,diminué,diminuent
 abierto,abierta,abiertos,abiertas | cerrado,cerrada,cerrados,cerradas
 permitido,permitida | prohibido,prohibida
-sube,subió,suben | baja,bajó,bajan
-aumento,aumenta,aumentó | disminución,disminuye,disminuyó
-offen,geöffnet | geschlossen
+sube,subió,suben aumento,aumenta,aumentó | baja,bajó,bajan disminución,disminuye,disminuyó
+offen geöffnet öffnet,öffnen | geschlossen schließt,schließen
 erlaubt | verboten
-steigt,stieg,gestiegen | fällt,fiel,gefallen | sinkt,sank,gesunken
+steigt,stieg,gestiegen | fällt,fiel,gefallen sinkt,sank,gesunken
+aperto,aperta,aperti,aperte | chiuso,chiusa,chiusi,chiuse
+aberto,aberta,abertos,abertas | fechado,fechada,fechados,fechadas
 """.strip()
 
 _NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non-", "non", "anti")

@@ -99,6 +99,23 @@ def _code_tokens(text: str) -> tuple[tuple[str, str], ...]:
         elif kind == "string":
             token = token[1:-1]
         out.append((kind, token))
+    return _comparisons_name_first(out)
+
+
+_FLIPPED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!=", "<>": "<>"}
+
+
+def _comparisons_name_first(tokens: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """``500 <= amount`` as ``amount >= 500``: a literal compared with a name is written name
+    first, so a mirrored comparison reads as the same one."""
+    out = list(tokens)
+    for i in range(len(out) - 2):
+        (k1, t1), (k2, t2), (k3, t3) = out[i : i + 3]
+        if k1 in {"number", "string"} and k2 == "op" and t2 in _FLIPPED and k3 == "name":
+            before = out[i - 1] if i else ("op", "")
+            after = out[i + 3] if i + 3 < len(out) else ("op", "")
+            if before[1] not in {".", "(", "-", "+", "*", "/"} and after[1] not in {".", "("}:
+                out[i : i + 3] = [(k3, t3), (k2, _FLIPPED[t2]), (k1, t1)]
     return tuple(out)
 
 

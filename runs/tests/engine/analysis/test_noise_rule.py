@@ -400,9 +400,10 @@ def simulated(change: tuple[str, Any] | None, seed: int) -> dict[str, Any]:
 def test_simulated_texts_rewordings_stay_within_noise_and_a_changed_conclusion_does_not(step, path):
     """Real simulator prose at temperature > 0 (critique's first issue; the published report,
     a tool's text over the llm steps' prose): fresh unchanged draws are never beyond the noise
-    of 5 samples and mostly within it (a draw that leaves out words every sample has is
-    uncertain: the rule cannot show it says them another way), draws where region east makes B
-    the best group are beyond it."""
+    of 5 samples and at least half within it — the rest uncertain, each saying what it could
+    not check (the published report is long and quotes other figures in each draw; a draw that
+    leaves out words every sample has, or edits a sample's figures, is not shown to be the
+    same) — and draws where region east makes B the best group are beyond it."""
 
     def text(change: tuple[str, Any] | None, seed: int) -> str:
         output = simulated(change, seed)[step]
@@ -413,8 +414,10 @@ def test_simulated_texts_rewordings_stay_within_noise_and_a_changed_conclusion_d
     east = [text(("region", "east"), seed) for seed in range(100, 120)]
 
     assert len(set(references)) == 6  # the samples all differ
-    assert BEYOND not in {judge(t, references) for t in fresh}
-    assert sum(judge(t, references) == WITHIN for t in fresh) >= 15
+    verdicts = [decide(t, references) for t in fresh]
+    assert BEYOND not in {v.verdict for v in verdicts}
+    assert sum(v.verdict == WITHIN for v in verdicts) >= 10
+    assert all(v.why.startswith("uncertain: ") for v in verdicts if v.verdict == UNCERTAIN)
     assert sum(judge(t, references) == BEYOND for t in east) >= 18
     assert {old_rule(t, references) for t in east} == {WITHIN}  # what it used to say
 
