@@ -37,6 +37,10 @@ speaks enough of the OpenAI HTTP API for them. The simulator:
   following modes: a, b, c" (exactly one of the listed words, the one that best matches
   the request), "questions joined by
   newlines", "respond with only code", a poem, an email draft;
+* answers Rewind's own judge (``runs.engine.judging``: its system message carries
+  ``JUDGE_MARKER``) with ``{"verdict": "same" | "different", "reason": ...}`` by a fixed,
+  documented comparison of words (``judging``) — a stand-in so the judge's path is tested
+  offline, not a judgement;
 * is deterministic at temperature 0 (seeded from the sha256 of the canonical request;
   ``stream``/``stream_options`` do not count, so a streamed answer equals the plain one)
   and jitters at temperature > 0 (seeded from ``os.urandom``). An absent temperature is
@@ -56,6 +60,8 @@ The package (it imports nothing from the rest of Rewind, only the standard libra
 * ``shapes``: the prompt shapes real apps use (one word out of a listed set, a "json
   object with these keys" bullet list, lines, code, a poem, an email draft) and
   :func:`compose_text`, the text answer;
+* ``judging``: Rewind's judge's question recognised (``JUDGE_MARKER``) and answered
+  (``judge_answer``: the candidate's words against the references');
 * ``schemas``: a value valid for a JSON schema (``_SchemaFiller``, ``_schema_answer``);
 * ``tools``: function tools: whether and which to call (``_tool_plan``, ``_tool_call``)
   and the prose that quotes a tool's result (``_tool_result_answer``);
@@ -82,6 +88,7 @@ The package (it imports nothing from the rest of Rewind, only the standard libra
 from __future__ import annotations
 
 from .cli import main
+from .judging import JUDGE_MARKER
 from .prose import compose
 from .server import (
     SIMULATOR_BASE_URL,
@@ -96,6 +103,7 @@ from .server import (
 from .shapes import compose_text
 
 __all__ = [
+    "JUDGE_MARKER",
     "SIMULATOR_BASE_URL",
     "SIMULATOR_EMBEDDING_DIMENSIONS",
     "SIMULATOR_FINGERPRINT",

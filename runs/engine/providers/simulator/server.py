@@ -23,6 +23,7 @@ import httpx
 
 from .anthropic import _anthropic_error, _AnthropicAPI
 from .gemini import _gemini_error, _GeminiAPI
+from .judging import judge_answer, judge_question
 from .media import _embedding, _tiny_png
 from .ollama import _ollama_error, _OllamaAPI
 from .prose import _last_user, _message_text, _salient_words
@@ -158,6 +159,8 @@ class Simulator(_ResponsesAPI, _AnthropicAPI, _GeminiAPI, _OllamaAPI):
             )
             noise = "".join(rng.choice("#@%&~^|") for _ in range(6))
             content = f"<<garbled output>> {noise} {{{words[0]}:: ,, ]] {noise[::-1]}"
+        elif (question := judge_question(messages)) is not None:
+            content = judge_answer(*question)  # Rewind's judge: a fixed comparison of words
         else:
             try:
                 plan = _tool_plan(body, messages)
