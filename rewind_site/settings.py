@@ -300,6 +300,9 @@ REWIND_LLM_TIMEOUT = env_float("REWIND_LLM_TIMEOUT", 60.0, minimum=0.1, maximum=
 # 429 and 5xx answers are retried this many times, waiting BACKOFF, 2×BACKOFF, … seconds.
 REWIND_LLM_RETRIES = env_int("REWIND_LLM_RETRIES", 2, minimum=0, maximum=10)
 REWIND_LLM_BACKOFF = env_float("REWIND_LLM_BACKOFF", 0.5, minimum=0.0, maximum=60.0)
+# The judge: a model asked through the provider above (and its cache) to decide the text
+# leaves the noise rule calls uncertain (runs.engine.judging). Empty, the default: no judge.
+REWIND_JUDGE_MODEL = env_str("REWIND_JUDGE_MODEL").strip()
 # A running run whose heartbeat is older than this is taken for dead and marked interrupted.
 REWIND_RUN_LEASE_SECONDS = env_int("REWIND_RUN_LEASE_SECONDS", 30, minimum=2, maximum=86400)
 # A step that runs longer than this fails, naming it, and the worker goes on to the next run

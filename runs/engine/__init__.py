@@ -15,8 +15,12 @@ Rooms, each a package whose ``__init__`` says what lives there and what it may i
                   batch replays
 - ``analysis``    what is read from finished runs: leaves, diff, noise verdicts, export as a
                   test, the run report (the JSON contract), rewind_bench's figures
+- ``judging``     the judge: a model (when one is configured) that decides the text leaves the
+                  noise rule calls uncertain, asked through the LLM cache; the edges make it and
+                  pass it into ``analysis`` as a referee (nothing in the engine imports it)
 
 Arrows point down this list's dependencies, never back up: ``apps`` and ``calls`` know
 nothing of execution; ``analysis`` may use everything below it; nothing imports ``analysis``
-except the edges (views, commands) and ``forking`` (a replay's verdict is a diff).
+except the edges (views, commands), ``forking`` (a replay's verdict is a diff) and ``judging``
+(the verdict it gives is the noise rule's ``Judgement``).
 """

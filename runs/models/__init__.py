@@ -31,6 +31,7 @@ from runs.models.provider_settings import ProviderSettings
 from runs.models.batches import Batch, BatchQuerySet, BatchSource
 from runs.models.outcomes import Outcome
 from runs.models.prunes import Prune
+from runs.models.judge_calls import JudgeCall
 # isort: on
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "Grid",
     "GridQuerySet",
     "GridRow",
+    "JudgeCall",
     "LLMCacheEntry",
     "Node",
     "NodeManager",
