@@ -8,7 +8,11 @@ dashboard or the API, in tokens and/or dollars (``ProviderSettings.daily_tokens`
 - **Spent**: the live steps (``cache_source`` live) of the runs the user started that day —
   cached, inherited and overridden steps cost 0. A run still queued or running counts what
   was projected for it when it was admitted, or what it has spent if that is more: so two
-  requests a second apart cannot both pass on the same tokens.
+  requests a second apart cannot both pass on the same tokens. The judge's live calls their
+  pages made that day count too (``JudgeCall``; a judge's answer read from the cache costs 0).
+- **The judge** (``judge_for``): a live question is asked only when its estimate fits what is
+  left; refused, the leaf stays uncertain and says why. Checked, not reserved: two pages at
+  once may both ask before either is recorded (a question is a few hundred tokens).
 - **Admitted**: work whose projection (``runs.engine.analysis.projection``) fits what is left.
   Work projected at 0 tokens (an unchanged replay served by the cache) always fits. A new run
   of a pipeline with no history has no estimate: it is refused only once the day's budget is
@@ -37,10 +41,11 @@ from django.db import transaction
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
-from runs.engine.analysis.projection import Projection, projected_cost
+from runs.engine.analysis.projection import Estimate, Projection, projected_cost
 from runs.engine.errors import RewindError
 from runs.engine.forking.forks import Fork, Opened, existing_fork, open_fork
-from runs.models import ProviderSettings, Run
+from runs.engine.judging import Judge, configured_judge
+from runs.models import JudgeCall, ProviderSettings, Run
 
 # How a refusal is answered, by the API and the dashboard's forms alike: 429 Too Many
 # Requests, with Retry-After at the next local midnight, when the budget renews.
@@ -70,7 +75,8 @@ class Budget:
 
 @dataclass(frozen=True)
 class Spend:
-    """What a user spent today (live steps; unfinished runs at least their projection)."""
+    """What a user spent today (live steps; unfinished runs at least their projection; the
+    judge's live calls)."""
 
     tokens: int
     usd: Decimal
@@ -114,7 +120,8 @@ def seconds_to_renewal() -> int:
 
 
 def spent_today(user: Any) -> Spend:
-    """One query: the user's runs of today with the sums of their live steps."""
+    """Two queries: the user's runs of today with the sums of their live steps, and the sums
+    of the judge's live calls their pages made today."""
     start, end = today()
     live = Q(nodes__cache_source="live")
     rows = (
@@ -141,6 +148,16 @@ def spent_today(user: Any) -> Spend:
                 unknown = True
         tokens += run_tokens
         usd += run_usd
+    judged = JudgeCall.objects.filter(
+        created_by=user, created_at__gte=start, created_at__lt=end
+    ).aggregate(
+        tokens=Sum("total_tokens"),
+        usd=Sum("cost_usd"),
+        unknown=Count("pk", filter=Q(cost_usd__isnull=True, total_tokens__gt=0)),
+    )
+    tokens += judged["tokens"] or 0
+    usd += Decimal(judged["usd"] or 0)
+    unknown = unknown or bool(judged["unknown"])
     return Spend(tokens, usd, unknown)
 
 
@@ -229,6 +246,23 @@ def admitted(user: Any, project: Callable[[], Projection]) -> Iterator[Admission
             if reason is not None:
                 raise BudgetExceeded(reason[:1].upper() + reason[1:])
         yield Admission(user, projection)
+
+
+def judge_for(user: Any) -> Judge | None:
+    """The judge a person's page asks (``REWIND_JUDGE_MODEL``; None when there is none): its
+    live calls are ``user``'s spend and, for a non-staff user under a limit, asked only when
+    their estimate fits what is left today (``refusal``, the one rule)."""
+    if user.is_staff:
+        return configured_judge(user=user)
+
+    def gate(tokens: int, usd: Decimal | None) -> str | None:
+        budget = Budget.current()
+        if not budget.limited:
+            return None
+        asked = Projection("its question", (Estimate(tokens, usd),))
+        return refusal(budget, spent_today(user), asked)
+
+    return configured_judge(user=user, gate=gate)
 
 
 def open_within_budget(user: Any, wanted: Fork, what: str = "this fork") -> Opened:

@@ -11,6 +11,7 @@ from django.http import (
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
+from runs.budgets import judge_for
 from runs.engine.analysis.bisect import differing
 from runs.engine.analysis.diff import diff_runs
 from runs.engine.execution.artifacts import artifact_text
@@ -72,7 +73,9 @@ def compare(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
         get_run(run_a)  # an unknown run is still a 404
         return _picker(request, ComparePickForm(QueryDict(f"a={run_a}&b={run_b}")), status=400)
     a, b = get_run(run_a), get_run(run_b)
-    result = diff_runs(a, b)
+    # A judge, when one is configured, decides the uncertain texts within the user's budget.
+    judge = judge_for(request.user)
+    result = diff_runs(a, b, referee=judge)
     only_different = form.cleaned_data["only"] == "different"
     nodes_a = list(a.nodes.order_by("sequence_id"))
     nodes_b = list(b.nodes.order_by("sequence_id"))
@@ -88,6 +91,7 @@ def compare(request: HttpRequest, run_a: int, run_b: int) -> HttpResponse:
         "change_b": describe_change(b, _step(nodes_a, b) if b.parent_id == a.pk else None),
         "relation": relation(a, b),
         "result": result,
+        "judge": judge,
         "steps": [s for s in steps if not (only_different and s.same)],
         "totals": totals,
         "any_field_changed": any(s.leaves for s in steps),

@@ -446,9 +446,9 @@ def test_the_verdicts_partial_is_included_only_when_the_diff_has_verdicts(
 
     real = compare.diff_runs
 
-    def with_verdicts(a, b):
+    def with_verdicts(a, b, referee=None):
         verdicts = [{"node": "analyse", "path": "x", "verdict": "beyond-noise"}]
-        return dataclasses.replace(real(a, b), verdicts=verdicts)
+        return dataclasses.replace(real(a, b, referee=referee), verdicts=verdicts)
 
     without = signed_in.get(url(research_run, cost_fork))
     monkeypatch.setattr(compare, "diff_runs", with_verdicts)
