@@ -290,16 +290,22 @@ def measure(
     return NoiseRates(cases, samples, kinds)
 
 
+TUNING_SETS = ("noise_cases", "noise_cases_tuning", "noise_cases_tuning_more")
+
+
 def tuning_cases() -> list:
     """The labelled set the rule is tuned on: ``noise_cases`` (issue 30, grown for issue 43)
-    and ``noise_cases_tuning`` (issue 43) when it is there."""
-    from runs.tests.engine.analysis.noise_cases import CASES
+    and the further tuning files of issue 43 (``TUNING_SETS``, kept with the tests)."""
+    from importlib import import_module
 
-    try:
-        from runs.tests.engine.analysis.noise_cases_tuning import CASES as MORE
-    except ImportError:
-        MORE = []
-    return [*CASES, *MORE]
+    cases: list = []
+    for name in TUNING_SETS:
+        try:
+            module = import_module(f"runs.tests.engine.analysis.{name}")
+        except ModuleNotFoundError:
+            continue  # an install without the tests: the sets it has
+        cases += module.CASES
+    return cases
 
 
 def unseen_cases() -> list:

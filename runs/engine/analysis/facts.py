@@ -21,7 +21,9 @@ is lexical, on purpose (no model, no dictionary, the same on every machine):
   (best, cheapest, lowest, highest, leads, wins, recommend, adopt, choose, prefer…): in "C is
   cheapest, ahead of A and B" the ranked name is C alone;
 - **negations**: not, no, never, none, nothing, nobody, neither, nor, cannot, without,
-  instead and every ``n't``;
+  instead and every ``n't`` — the first ones, and ``n't``, **strong** (they negate a claim
+  wherever they stand); nothing, without and instead weak (they often say a thing another way:
+  "costs nothing" for "free");
 - **words**: the lowercased words, figures left out (they are compared as figures);
 - **units**: the units it gives a figure (``km``, ``$``, ``million``; :mod:`.lexicon`), each
   as its unit (``kilometres`` is ``km``);
@@ -44,9 +46,9 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
 
-from runs.engine.analysis.lexicon import number_words_as_digits, unit_of
+from runs.engine.analysis.lexicon import FACTORS, number_words_as_digits, unit_of
 
-__all__ = ["COUNTS", "Facts", "Pool", "facts", "figure_matches", "is_number"]
+__all__ = ["COUNTS", "Facts", "Pool", "facts", "figure_matches", "is_number", "same_quantity"]
 
 # The figures that are counts: whole numbers below 10 ("3 risks", "4/5", "step 2").
 COUNTS = frozenset(str(n) for n in range(10))
@@ -96,6 +98,7 @@ class Facts:
     clauses: tuple[tuple[str, ...], ...] = ()  # tokens in order, clause by clause
     plain: frozenset[str] = frozenset()  # the words it writes in lower case somewhere
     initials: frozenset[str] = frozenset()  # first letters of 2 to 5 words in a row ("na")
+    quantities: frozenset[tuple[str, str, float]] = frozenset()  # (figure, dimension, base)
 
 
 def is_number(value: Any) -> bool:
@@ -165,7 +168,12 @@ def roundings(figure: str) -> frozenset[str]:
         decimals = -exponent if isinstance(exponent, int) and exponent < 0 else 0
         for places in range(decimals, -1, -1):
             rounded = scaled.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-            if rounded.is_zero() or len(rounded.normalize().as_tuple().digits) < 2:
+            digits = (
+                len(str(abs(int(rounded))))
+                if rounded == rounded.to_integral_value()
+                else len(rounded.normalize().as_tuple().digits)
+            )
+            if rounded.is_zero() or digits < 2:
                 break
             out.add(_canonical(rounded))
     return frozenset(out)
@@ -252,9 +260,12 @@ def _tokens(text: str) -> list[tuple[str, bool]]:
     return out
 
 
-def _clauses_and_units(text: str) -> tuple[tuple[tuple[str, ...], ...], set[tuple[str, str]]]:
+def _clauses_and_units(
+    text: str,
+) -> tuple[tuple[tuple[str, ...], ...], set[tuple[str, str]], set[tuple[str, str, float]]]:
     clauses: list[tuple[str, ...]] = []
     units: set[tuple[str, str]] = set()
+    quantities: set[tuple[str, str, float]] = set()
     start = 0
     for end in [m.start() for m in _ROLE_CLAUSE_RE.finditer(text)] + [len(text)]:
         tokens = _tokens(text[start:end])
@@ -263,10 +274,35 @@ def _clauses_and_units(text: str) -> tuple[tuple[tuple[str, ...], ...], set[tupl
             if not is_figure and (unit := unit_of(token, after_figure)) is not None:
                 units.add((unit[1], unit[0]))
             after_figure = is_figure
+        quantities |= _quantities(tokens)
         if tokens:
             clauses.append(tuple(token for token, _ in tokens))
         start = end
-    return tuple(clauses), units
+    return tuple(clauses), units, quantities
+
+
+def _quantities(tokens: list[tuple[str, bool]]) -> set[tuple[str, str, float]]:
+    """(figure, what it measures, its value in that dimension's base unit) for each figure
+    with a unit or a scale: "0.25 kg" and "250 g" are one quantity, "$10,500" and "10.5
+    thousand dollars" another. A currency is its own dimension (no rates are known)."""
+    out: set[tuple[str, str, float]] = set()
+    for i, (token, is_figure) in enumerate(tokens):
+        if not is_figure:
+            continue
+        value, j = float(token), i + 1
+        if j < len(tokens) and (unit := unit_of(tokens[j][0], True)) and unit[1] == "scale":
+            value, j = value * FACTORS[unit[0]], j + 1
+        unit = unit_of(tokens[j][0], True) if j < len(tokens) else None
+        if unit is None and i > 0 and not tokens[i - 1][1]:
+            before = unit_of(tokens[i - 1][0], False)
+            unit = before if before is not None and before[1] == "currency" else None
+        if unit is not None and unit[1] == "currency":
+            out.add((token, f"currency:{unit[0]}", value))
+        elif unit is not None and unit[0] in FACTORS and unit[1] != "scale":
+            out.add((token, unit[1], value * FACTORS[unit[0]]))
+        else:  # "3 hundred" and "300" are one count
+            out.add((token, "count", value))
+    return out
 
 
 @lru_cache(maxsize=4096)
@@ -286,7 +322,7 @@ def facts(text: str) -> Facts:
             if clause_words & _RANKING:
                 ranked.update(name for _, name in where[first:next_name])
         start = end
-    clauses, dimensions = _clauses_and_units(text)
+    clauses, dimensions, quantities = _clauses_and_units(text)
     return Facts(
         words=frozenset(w.lower() for w in _LETTERS_RE.findall(text)),
         figures=frozenset(_figures(text)),
@@ -298,6 +334,7 @@ def facts(text: str) -> Facts:
         clauses=clauses,
         plain=frozenset(w for w in _LETTERS_RE.findall(text) if w.islower()),
         initials=_initials(text),
+        quantities=frozenset(quantities),
     )
 
 
@@ -329,6 +366,7 @@ class Pool:
     rounded: frozenset[str]  # every figure's roundings (figure_matches, precomputed)
     counts: frozenset[int]  # the figures that are counts (COUNTS)
     initials: frozenset[str] = frozenset()  # what an acronym of its words would spell
+    quantities: frozenset[tuple[str, str, float]] = frozenset()  # Facts.quantities
 
     @classmethod
     def of(cls, values: Iterable[Any]) -> Pool:
@@ -336,6 +374,7 @@ class Pool:
         words: set[str] = set()
         ranked: set[str] = set()
         initials: set[str] = set()
+        quantities: set[tuple[str, str, float]] = set()
         for value in values:
             if is_number(value):
                 figure = number_figure(value)
@@ -347,6 +386,7 @@ class Pool:
                 words |= read.words | read.names
                 ranked |= read.ranked
                 initials |= read.initials
+                quantities |= read.quantities
         rounded = frozenset().union(*(roundings(f) for f in figures))
         counts = frozenset(int(f) for f in figures if f in COUNTS)
         return cls(
@@ -356,11 +396,31 @@ class Pool:
             rounded,
             counts,
             frozenset(initials),
+            frozenset(quantities),
         )
 
     def has_figure(self, figure: str) -> bool:
         return figure in self.rounded or not roundings(figure).isdisjoint(self.figures)
 
+    def has_quantity(self, quantities: Iterable[tuple[str, str, float]], figure: str) -> bool:
+        """Whether a quantity ``figure`` measures (among ``quantities``) is one of its own in
+        other units ("250 g" for "0.25 kg"), within 2 %."""
+        return any(
+            same_quantity(mine, theirs)
+            for mine in quantities
+            if mine[0] == figure
+            for theirs in self.quantities
+        )
+
     def has_name(self, name: str) -> bool:
         """Whether its values give ``name``, or the words an acronym ``name`` stands for."""
         return name in self.words or (name.isalpha() and len(name) > 1 and name in self.initials)
+
+
+def same_quantity(a: tuple[str, str, float], b: tuple[str, str, float]) -> bool:
+    """Two quantities of one dimension whose values agree: exactly for a count or an amount
+    of money ("3 hundred" and 300), within 2 % for a measure converted ("5 miles", "8 km")."""
+    if a[1] != b[1]:
+        return False
+    exact = a[1] == "count" or a[1].startswith("currency:")
+    return abs(a[2] - b[2]) <= (1e-9 if exact else 0.02) * max(abs(a[2]), abs(b[2]), 1e-12)

@@ -28,6 +28,7 @@ import re
 from functools import lru_cache
 
 __all__ = [
+    "FACTORS",
     "NUMBER_WORDS",
     "UNITS",
     "number_words_as_digits",
@@ -47,8 +48,6 @@ NUMBER_WORDS: dict[str, int] = {
     **{w: 10 + i for i, w in enumerate(_TEENS)},
     **{w: 20 + 10 * i for i, w in enumerate(_TENS)},
     "dozen": 12,
-    "hundred": 100,
-    "thousand": 1000,
 }
 # French, Spanish and German small numbers: texts in those languages count too.
 NUMBER_WORDS.update(
@@ -72,9 +71,38 @@ _NUMBER_WORD_RE = re.compile(
 _ONE_AS_PRONOUN = re.compile(r"(?:the|no|any|every|each|this|that|which|some)\s+$", re.IGNORECASE)
 
 
+_FRACTIONS = (
+    (r"\bhalf an?\b", "0.5"),
+    (r"\b(?:a|one) quarter of an?\b", "0.25"),
+    (r"\b(?:a|one) quarter\b", "0.25"),
+    (r"\bthree[- ]quarters of an?\b", "0.75"),
+    (r"\bthree[- ]quarters\b", "0.75"),
+    (r"\b(?:a|one) third\b", "0.333"),
+    (r"\btwo[- ]thirds\b", "0.667"),
+    (r"\b(?:a|one) fifth\b", "0.2"),
+    (r"\bfour[- ]fifths\b", "0.8"),
+    (r"\b(?:a|one) tenth\b", "0.1"),
+    (r"\btwice\b", "2 times"),
+    (r"\bthrice\b", "3 times"),
+    (r"\bfortnight(?:ly)?\b", "14 days"),
+)
+_FRACTION_RES = [(re.compile(pattern, re.IGNORECASE), digits) for pattern, digits in _FRACTIONS]
+_ONE_IN_RE = re.compile(r"\b(?:1|one) in (\d+)\b", re.IGNORECASE)
+
+
 def number_words_as_digits(text: str) -> str:
     """``text`` with its number words written as digits ("three of the four" → "3 of the
-    4"; "twenty-five" → "25"). "one" stays a word where it is a pronoun."""
+    4"; "twenty-five" → "25"; "a quarter" → 0.25, "half a year" → "0.5 year", "one in
+    twenty" → 0.05, "twice" → "2 times"). "one" stays a word where it is a pronoun."""
+    for pattern, digits in _FRACTION_RES:
+        text = pattern.sub(digits, text)
+    text = _number_words(text)
+    return _ONE_IN_RE.sub(
+        lambda m: f"{1 / int(m.group(1)):.4g}" if int(m.group(1)) else m.group(), text
+    )
+
+
+def _number_words(text: str) -> str:
 
     def digits(match: re.Match[str]) -> str:
         if match.group("tens"):
@@ -156,6 +184,7 @@ _UNIT_TABLE: dict[str, tuple[str, str]] = {
     "cad": ("currency", "cad c$"),
     "aud": ("currency", "aud a$"),
     # scale
+    "hundred": ("scale", "hundred hundreds"),
     "thousand": ("scale", "thousand thousands"),
     "million": ("scale", "million millions mn mln"),
     "billion": ("scale", "billion billions bn"),
@@ -165,6 +194,19 @@ _UNIT_TABLE: dict[str, tuple[str, str]] = {
     "pp": ("share", "pp percentage-point percentage-points"),
     "bps": ("share", "bp bps basis-point basis-points"),
 }
+# Each unit in its dimension's base unit (a dimension without factors converts nothing):
+# "0.25 kg" and "250 g", "180 seconds" and "3 minutes" are one quantity.
+FACTORS: dict[str, float] = {
+    "km": 1000, "mile": 1609.344, "m": 1, "cm": 0.01, "mm": 0.001, "ft": 0.3048,
+    "in": 0.0254, "yd": 0.9144,
+    "kg": 1000, "g": 1, "mg": 0.001, "mcg": 1e-6, "lb": 453.592, "oz": 28.3495, "t": 1e6,
+    "l": 1000, "ml": 1, "cup": 240, "tbsp": 15, "tsp": 5, "gal": 3785.41, "pint": 473.2,
+    "s": 1, "ms": 0.001, "min": 60, "h": 3600, "day": 86400, "week": 604800,
+    "month": 2629800, "year": 31557600,
+    "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kwh": 1, "mwh": 1000,
+    "km/h": 1, "mph": 1.609344,
+    "hundred": 100, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
+}  # fmt: skip
 UNITS: dict[str, tuple[str, str]] = {
     spelling: (unit, dimension)
     for unit, (dimension, spellings) in _UNIT_TABLE.items()
@@ -172,7 +214,12 @@ UNITS: dict[str, tuple[str, str]] = {
 }
 # Spellings that are ordinary words too: read as units only right after a figure ("5 in",
 # "12 m", "3 s", "10 g", "2 t", "1 l", "4 k").
-_AFTER_FIGURE_ONLY = frozenset("in m s g t l k h min mi mn yd ha day days".split())
+_AFTER_FIGURE_ONLY = frozenset(
+    """
+    in m s g t l k h min mi mn yd ha sec secs second seconds mins minute minutes hr hrs hour
+    hours day days week weeks month months year years yr yrs
+    """.split()
+)
 
 
 def unit_of(token: str, after_figure: bool) -> tuple[str, str] | None:

@@ -188,9 +188,14 @@ def _judge_category(value: Any, references: list[Any]) -> Judgement:
             UNCERTAIN,
             f"{_show(value)} was never given, but {len(singletons)} of {len(references)} "
             f"references gave a value no other did ({listed(readable[k] for k in singletons)})"
-            f": new values turn up that often, too few samples to tell",
+            f", over the {RARE_SHARE:.0%} share under which a value never given is the change: "
+            "new values turn up that often, too few samples to tell",
         )
-    return Judgement(BEYOND, f"{_show(value)} was never given; the references gave {given}")
+    return Judgement(
+        BEYOND,
+        f"{_show(value)} was never given; the references gave {given} (values no other "
+        f"reference gave: {share:.0%}, within the {RARE_SHARE:.0%} share)",
+    )
 
 
 def _pools(observed: list[Any], context: Sequence[Pool | Iterable[Any]] | None) -> list[Pool]:

@@ -56,6 +56,10 @@ _WORD_OPERATORS = frozenset(
 )
 
 Decide = Callable[[Any, list[Any]], Judgement]
+# Code this close to a reference (the share of its tokens in order) is that reference edited,
+# and an operator or literal replaced in it is the change; further off, it is code written
+# another way (a loop for a comprehension, a subquery for a join), which the rule cannot check.
+CODE_NEAR = 0.8
 
 
 def _unfenced(text: str) -> str:
@@ -148,6 +152,16 @@ def _judge_code(candidate: str, references: list[str]) -> Judgement:
             WITHIN,
             "within: read as code, the same tokens as a reference (spacing, layout and "
             "comments aside)",
+        )
+    from difflib import SequenceMatcher
+
+    nearest = max(SequenceMatcher(None, t, mine, autojunk=False).ratio() for t in theirs)
+    if nearest < CODE_NEAR:
+        return Judgement(
+            UNCERTAIN,
+            f"uncertain: read as code, its tokens are not those of any reference, and it is not "
+            f"one of them edited (at most {nearest:.0%} of its tokens in order, under "
+            f"{CODE_NEAR:.0%}): could not check it does the same",
         )
     for kind, label in (("op", "operator"), ("number", "literal"), ("string", "literal")):
         counts = [Counter(t for k, t in tokens if k == kind) for tokens in theirs]
