@@ -273,6 +273,8 @@ class Verdict:
             "distinct": self.distinct,
             "why": self.why,
             "by": self.by,
+            # DESIGN.md's contract: the judge's model, present only when a judge decided it.
+            **({"judge": self.by.removeprefix("judge:")} if self.by.startswith("judge:") else {}),
         }
 
 

@@ -77,6 +77,7 @@ def test_json_names_the_judge_and_a_second_diff_asks_nothing(run_row, node_row, 
                 "distinct": 3,
                 "why": f"judge ({JUDGE_MODEL}): words in no reference: c",
                 "by": BY,
+                "judge": JUDGE_MODEL,
             }
         ]
     )
@@ -115,3 +116,14 @@ def test_an_unparseable_answer_stays_uncertain(run_row, node_row, settings, serv
 
     assert (verdict["verdict"], verdict["why"], verdict["by"]) == (UNCERTAIN, RULE_WHY, RULE)
     assert not JudgeCall.objects.get().parsed
+
+
+def test_a_judges_verdict_names_its_model_under_judge_as_the_contract_says():
+    """DESIGN.md: each verdict carries ``judge`` when a judge decided it (and only then)."""
+    from runs.engine.analysis.noise import Verdict
+
+    judged = Verdict("n", 0, "p", "within-noise", 4, 3, "judge (m): same", by="judge:m")
+    ruled = Verdict("n", 0, "p", "uncertain", 4, 3, "uncertain: …")
+
+    assert judged.as_json()["judge"] == "m" and judged.as_json()["by"] == "judge:m"
+    assert "judge" not in ruled.as_json() and ruled.as_json()["by"] == "rule"
