@@ -65,6 +65,7 @@ __all__ = [
     "measure_labelled",
     "tuning_cases",
     "unseen_cases",
+    "with_simulated_judge",
     "noise_figures",
 ]
 
@@ -330,6 +331,22 @@ def measure_labelled(
     return NoiseRates(len(labelled), samples, kinds)
 
 
+def with_simulated_judge(value: Any, observed: list[Any], context: Any = None) -> str:
+    """``noise.judge`` with the offline simulator's stand-in judge deciding the text leaves
+    the rule calls uncertain — what a replayed compare page says with ``REWIND_JUDGE_MODEL``
+    pointed at the simulator (its answer read as ``runs.engine.judging`` reads it). The
+    simulator is not a model: these figures are reported, not goals."""
+    from runs.engine.judging.question import parse_answer
+    from runs.engine.providers.simulator.judging import judge_answer
+
+    verdict = judge(value, observed, context=context)
+    if verdict != UNCERTAIN or leaf_kind(value) != "text":
+        return verdict
+    texts = [v for v in observed if isinstance(v, str) and v != _ABSENT]
+    answer = parse_answer(judge_answer(value, texts))
+    return WITHIN if answer.verdict == "same" else BEYOND
+
+
 # -- the figures ---------------------------------------------------------------------------------
 
 NOISE_FALSE_ALARM_GOAL = 0.05  # a false alarm sends someone chasing a change that is not there
@@ -418,6 +435,18 @@ def noise_figures() -> list[dict]:
             LABELLED_UNCERTAIN_GOAL,
             f"{unseen.uncertain} of {unseen.total.leaves} cases",
         ),
+        *(
+            {
+                "figure": f"noise rule with the simulator's judge, {title}",
+                "value": None,
+                "pass": None,
+                "note": rates.total.summary() + " (the simulator is not a model)",
+            }
+            for title, rates in (
+                (f"labelled set, k = {labelled.samples}", measure_labelled(with_simulated_judge)),
+                (unseen_k8, measure_labelled(with_simulated_judge, cases=unseen_cases())),
+            )
+        ),  # fmt: skip
         *_by_kind(f"labelled set, k = {labelled.samples}", labelled),
         *_by_kind(f"unseen set, k = {unseen_5.samples}", unseen_5),
         *_by_kind(f"labelled set, k = {labelled_5.samples}", labelled_5),

@@ -25,6 +25,7 @@ from runs.bench.noise import (
     noise_figures,
     tuning_cases,
     unseen_cases,
+    with_simulated_judge,
 )
 from runs.engine.analysis.facts import facts, figure_matches
 from runs.engine.analysis.noise import (
@@ -596,6 +597,11 @@ def test_the_bench_reports_the_set_the_rule_never_saw_apart():
         assert (row["value"], row["goal"]) == (round(value, 6), goal)
         assert row["pass"] is (value <= float(goal.split()[1]))
     assert unseen.cases >= 100 and {leaf_kind(c.candidate) for c in unseen_cases()} == {"text"}
+    # The simulator's stand-in judge: reported, never a goal (the simulator is not a model).
+    judged = rows[f"noise rule with the simulator's judge, unseen set ({unseen.cases} text cases, "
+                  "never tuned on), k = 8"]  # fmt: skip
+    assert judged["pass"] is None and judged["note"].endswith("(the simulator is not a model)")
+    assert measure_labelled(with_simulated_judge, cases=unseen_cases()).uncertain < unseen.uncertain
     tuned = {(c.family, c.candidate) for c in tuning_cases()}
     assert not tuned & {(c.family, c.candidate) for c in unseen_cases()}
 
