@@ -99,6 +99,16 @@ def _dropped_words(r: Reading) -> set[str]:
     return {w for w in common - mine - converted if not any(akin(w, m) for m in mine)}
 
 
+def _only_dropping(reason: str, missing: set[str]) -> bool:
+    """Whether ``reason`` is an edit's that changes words to nothing, each of them ``missing``
+    (by its form: "standard" is missing as "standard")."""
+    prefix, end = "changes “", "” to “(nothing)”"
+    if not (reason.startswith(prefix) and end in reason):
+        return False
+    dropped = reason[len(prefix) : reason.index(end)].split()
+    return bool(dropped) and all(word_form(w) in missing for w in dropped)
+
+
 def judge_text(value: str, observed: list[Any], pools: list[Pool], decide: Decide) -> Judgement:
     """The verdict on text ``value`` against the references (``observed``: the parent's value
     first, ``<absent>`` where a reference wrote nothing) and their steps' ``pools``;
@@ -172,6 +182,8 @@ def judge_text(value: str, observed: list[Any], pools: list[Pool], decide: Decid
             "the words keep their meaning"
         )
     missing = _dropped_words(r)
+    # An edit that only drops words said missing here is said once, as missing.
+    unsure = [u for u in unsure if not _only_dropping(u, missing)]
     if missing:
         unsure.append(
             f"leaves out {listed(missing)}, which every reference has: could not check it "
