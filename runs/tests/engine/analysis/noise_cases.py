@@ -22,13 +22,14 @@ draw that adds a name the samples never used): the rates are honest only if the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 BEYOND, WITHIN = "beyond-noise", "within-noise"
 ABSENT = "<absent>"  # a leaf the step did not write (noise._ABSENT)
 
-__all__ = ["ABSENT", "CASES", "Case"]
+__all__ = ["ABSENT", "CASES", "Case", "families"]
 
 
 @dataclass(frozen=True)
@@ -43,11 +44,19 @@ class Case:
 CASES: list[Case] = []
 
 
-def family(name: str, references: list[Any], *candidates: tuple[str, Any, str]) -> None:
-    """Adds one case per ``(name, candidate, truth)`` judged against ``references``."""
-    assert len(references) == 9, name
-    for label, candidate, truth in candidates:
-        CASES.append(Case(name, label, tuple(references), candidate, truth))
+def families(cases: list[Case]) -> Callable[..., None]:
+    """``family(name, references, *candidates)`` adding to ``cases`` one case per ``(name,
+    candidate, truth)`` judged against ``references`` (the parent's value and 8 samples')."""
+
+    def family(name: str, references: list[Any], *candidates: tuple[str, Any, str]) -> None:
+        assert len(references) == 9, name
+        for label, candidate, truth in candidates:
+            cases.append(Case(name, label, tuple(references), candidate, truth))
+
+    return family
+
+
+family = families(CASES)
 
 
 # ============================================================================ text leaves

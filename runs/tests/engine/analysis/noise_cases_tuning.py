@@ -25,20 +25,12 @@ changed units, scales and number words; one changed literal in code).
 
 from __future__ import annotations
 
-from typing import Any
-
-from runs.tests.engine.analysis.noise_cases import ABSENT, BEYOND, WITHIN, Case
+from runs.tests.engine.analysis.noise_cases import ABSENT, BEYOND, WITHIN, Case, families
 
 __all__ = ["ABSENT", "CASES", "Case"]
 
 CASES: list[Case] = []
-
-
-def family(name: str, references: list[Any], *candidates: tuple[str, Any, str]) -> None:
-    """Adds one case per ``(name, candidate, truth)`` judged against ``references``."""
-    assert len(references) == 9, name
-    for label, candidate, truth in candidates:
-        CASES.append(Case(name, label, tuple(references), candidate, truth))
+family = families(CASES)
 
 
 # ============================================================================ support and ops
