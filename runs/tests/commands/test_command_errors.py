@@ -324,7 +324,7 @@ def test_held_records_are_written_without_their_traceback(caplog):
 def test_from_code_an_unexpected_error_is_not_disguised(monkeypatch):
     """``call_command`` callers (tests, scripts) get the real exception, not a one-liner."""
 
-    def broken_diff(a, b):
+    def broken_diff(a, b, **kwargs):
         raise ZeroDivisionError("bug")
 
     monkeypatch.setattr("runs.management.commands.rewind_diff.diff_runs", broken_diff)
