@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from runs.engine.analysis.facts import COUNTS, Facts, Pool, facts, figure_matches, same_quantity
+from runs.engine.analysis.facts import COUNTS, Facts, Pool, figure_matches, same_quantity
 from runs.engine.analysis.judgements import RARE_SHARE
 from runs.engine.analysis.lexicon import opposites, polarity_word, prefixed_opposite
 from runs.engine.analysis.reading import (
@@ -250,7 +250,7 @@ def marks(r: Reading) -> tuple[list[str], list[str]]:
     references themselves often carry one no other has: ``RARE_SHARE``)."""
     beyond: list[str] = []
     unsure: list[str] = []
-    observed, pools = r.observed, r.pools
+    pools = r.pools
     reported: set[str] = set()  # a name new to every reference is not also a new ranking
     for mark, verb, new_marks in _MARKS:
         new = new_marks(r.own, pools) - reported
@@ -261,7 +261,10 @@ def marks(r: Reading) -> tuple[list[str], list[str]]:
         reported |= new
         # What the references do themselves: the marks each has that no *other* one has.
         # (A single reference text has no other to be compared with: nothing to discount.)
-        theirs = [len(new_marks(facts(observed[i]), pools[:i] + pools[i + 1 :])) for i in r.texts]
+        theirs = [
+            len(new_marks(ref, pools[:i] + pools[i + 1 :]))
+            for i, ref in zip(r.texts, r.refs, strict=True)
+        ]
         showing, most = (sum(1 for n in theirs if n), max(theirs)) if len(r.texts) > 1 else (0, 0)
         what = f"{verb} {listed(new)}, which no reference {'ranks' if mark == 'ranking' else verb}"
         instead = _dropped(mark, r.own, r.refs)

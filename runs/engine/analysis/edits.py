@@ -6,6 +6,7 @@ whether another reference varies there too. For the noise rule's verdict on a te
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from runs.engine.analysis.lexicon import number_words_as_digits, polarity_word, unit_of
 from runs.engine.analysis.reading import FUNCTION_WORDS, Reading, listed
@@ -41,8 +42,6 @@ def edits(r: Reading) -> tuple[list[str], list[str]]:
     one no other reference has in that place (beyond), or another word so changed
     (uncertain). An edit some other reference makes at that place too is the step's own
     variation."""
-    from difflib import SequenceMatcher
-
     mine = _edit_tokens(r.value)
     if len(mine) < 6:
         return [], []

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 __all__ = [
+    "ABSENT",
     "BEYOND",
     "NO_SAMPLES",
     "RARE_SHARE",
@@ -21,6 +22,9 @@ __all__ = [
 BEYOND, WITHIN, NO_SAMPLES = "beyond-noise", "within-noise", "no-samples"
 UNCERTAIN = "uncertain"
 RULE = "rule"
+# A leaf a run's step did not have: a value of its own, so "the parent sometimes wrote no
+# sections[3]" and "the fork wrote none" agree. Not valid JSON, so it never equals a leaf.
+ABSENT = "<absent>"
 
 # The share of references showing something no other reference shows — a value never seen
 # elsewhere, a figure or a name no other reference has — estimates the chance that one more

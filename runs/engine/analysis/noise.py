@@ -68,6 +68,7 @@ from django.db.models import F
 
 from runs.engine.analysis.facts import Pool, is_number
 from runs.engine.analysis.judgements import (
+    ABSENT,
     BEYOND,
     NO_SAMPLES,
     RARE_SHARE,
@@ -78,8 +79,9 @@ from runs.engine.analysis.judgements import (
     Referee,
 )
 from runs.engine.analysis.leaves import flatten
+from runs.engine.analysis.reading import listed
 from runs.engine.analysis.structured import parse_json_text
-from runs.engine.analysis.texts import TEXT_FLOOR, TEXT_MARGIN, judge_text, listed
+from runs.engine.analysis.texts import TEXT_FLOOR, TEXT_MARGIN, judge_text
 from runs.lib.hashing import canonical_json
 
 if TYPE_CHECKING:
@@ -112,9 +114,7 @@ __all__ = [
 
 MAX_SAMPLES = 50
 
-# A leaf a run's step did not have: a value of its own, so "the parent sometimes wrote no
-# sections[3]" and "the fork wrote none" agree. Not valid JSON, so it never equals a leaf.
-_ABSENT = "<absent>"
+_ABSENT = ABSENT  # judgements.ABSENT: a leaf a run's step did not have
 
 
 # --------------------------------------------------------------------------- the rule

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from runs.engine.analysis.facts import Facts, Pool, facts
+from runs.engine.analysis.judgements import ABSENT
 from runs.engine.analysis.lexicon import number_words_as_digits, unit_of
 
 __all__ = [
@@ -27,7 +28,6 @@ __all__ = [
     "word_form",
 ]
 
-ABSENT = "<absent>"  # noise._ABSENT: a leaf a reference's step did not write
 
 # "Most references": a reversal or a unit change is read against what more than half of the
 # reference texts say, and only where none of them says the candidate's word.

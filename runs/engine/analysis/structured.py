@@ -24,14 +24,14 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable
+from difflib import SequenceMatcher
 from typing import Any
 
-from runs.engine.analysis.judgements import BEYOND, UNCERTAIN, WITHIN, Judgement
+from runs.engine.analysis.judgements import ABSENT, BEYOND, UNCERTAIN, WITHIN, Judgement
 from runs.engine.analysis.leaves import flatten
 
 __all__ = ["judge_structured", "parse_json_text"]
 
-ABSENT = "<absent>"
 _FENCE_RE = re.compile(r"^\s*```[\w+-]*\s*\n(.*?)\n?```\s*$", re.DOTALL)
 _SQL_RE = re.compile(
     r"^\s*(?:with\b.*?\bselect\b.*?\bfrom|select\b.*?\bfrom|insert\s+into|update\b.*?\bset|"
@@ -153,8 +153,6 @@ def _judge_code(candidate: str, references: list[str]) -> Judgement:
             "within: read as code, the same tokens as a reference (spacing, layout and "
             "comments aside)",
         )
-    from difflib import SequenceMatcher
-
     nearest = max(SequenceMatcher(None, t, mine, autojunk=False).ratio() for t in theirs)
     if nearest < CODE_NEAR:
         return Judgement(

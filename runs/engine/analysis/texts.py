@@ -38,7 +38,7 @@ from typing import Any
 
 from runs.engine.analysis import claims
 from runs.engine.analysis.edits import edits
-from runs.engine.analysis.facts import Facts, Pool, facts
+from runs.engine.analysis.facts import Facts, Pool
 from runs.engine.analysis.judgements import BEYOND, UNCERTAIN, WITHIN, Judgement
 from runs.engine.analysis.reading import (
     FUNCTION_WORDS,
@@ -53,7 +53,7 @@ from runs.engine.analysis.reading import (
 from runs.engine.analysis.roles import pairings, roles
 from runs.engine.analysis.structured import Decide, judge_structured
 
-__all__ = ["TEXT_ELSE", "TEXT_FLOOR", "TEXT_MARGIN", "judge_text", "listed", "quantile"]
+__all__ = ["TEXT_ELSE", "TEXT_FLOOR", "TEXT_MARGIN", "judge_text"]
 
 # A text says something else when more of its words are in no reference (nor in the rest of
 # the reference's step) than TEXT_MARGIN × what the references show against one another —
@@ -146,7 +146,11 @@ def judge_text(value: str, observed: list[Any], pools: list[Pool], decide: Decid
         return Judgement(UNCERTAIN, "uncertain: " + "; ".join([*unsure, why]))
     fresh = _new_words(r.own, pools)
     usual = quantile(
-        [_new_words(facts(observed[i]), pools[:i] + pools[i + 1 :]) for i in r.texts], 0.75
+        [
+            _new_words(ref, pools[:i] + pools[i + 1 :])
+            for i, ref in zip(r.texts, r.refs, strict=True)
+        ],
+        0.75,
     )
     limit = max(TEXT_MARGIN * usual, TEXT_FLOOR)
     threshold = (
